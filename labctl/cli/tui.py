@@ -1,0 +1,14 @@
+"""``labctl tui`` (placeholder until the terminal UI lands)."""
+
+from __future__ import annotations
+
+import click
+
+from labctl.cli._common import not_implemented
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def tui(args: tuple[str, ...]) -> None:
+    """The terminal UI (not implemented yet: exits 4)."""
+    not_implemented("tui", "terminal UI issue")

@@ -1,0 +1,38 @@
+"""The ``sim:`` section of a fixture: how the simulated lab serves this station."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class FaultSpec(BaseModel):
+    """One injectable fault, e.g. ``{fault: marginal_lane, lane: 3}``.
+
+    Extra keys are the fault's parameters; the simulated lab checks them.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    fault: str = Field(description="fault name, e.g. marginal_lane, hot_spot, dead_rail")
+
+
+class SimDut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    variant: str = Field("golden", description="named DUT variant")
+    faults: list[FaultSpec | str] = Field(default_factory=list)
+
+
+class SimConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="start the simulated lab in-process when nothing serves")
+    time_scale: float = Field(1.0, gt=0, description="simulated seconds per wall second")
+    seed: int = Field(0, description="seed of the DUT population and of reading noise")
+    ambient: str = Field("25 degC", description="room temperature")
+    dut: str | None = Field(None, description="serial of the DUT on the bench by default")
+    duts: dict[str, SimDut] = Field(default_factory=dict, description="DUT serials and their variants/faults")
+    faults: list[FaultSpec | str] = Field(default_factory=list, description="bench-level faults")
+    options: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install labctl with its test dependencies into .venv (fresh machine: nothing else needed)
+# and run the whole test suite. Exits non-zero if any test fails or if no test ran.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
+.venv/bin/python -m pip install --quiet -e '.[dev,postgres]'
+set +e
+.venv/bin/python -m pytest "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "no tests were collected: failing" >&2
+  exit 1
+fi
+exit "$rc"
