@@ -1,0 +1,232 @@
+"""The engine's events: the one vocabulary between the engine and everything downstream.
+
+The engine publishes these to an :class:`EventBus`; the store, the console, the TUI and a
+JSONL stream subscribe. Events are immutable; every event carries ``run_id`` and a ``time``
+(epoch seconds of the run's clock). Nothing downstream calls back into the engine.
+
+``publish`` is synchronous: when ``publish(StepEnded(...))`` returns, every subscriber has
+handled it. The store relies on that to commit a step before the next step starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class StepOutcome(str, enum.Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    SKIPPED = "SKIPPED"
+    ABORTED = "ABORTED"
+
+
+class RunOutcome(str, enum.Enum):
+    RUNNING = "running"
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    ABORTED = "aborted"
+    INTERRUPTED = "interrupted"  # set by the store for a run whose process died
+
+
+class Verdict(str, enum.Enum):
+    PASS = "PASS"
+    MARGINAL = "MARGINAL"  # inside the limits but inside the marginal band: passes, flagged
+    FAIL = "FAIL"
+    NONE = "NONE"  # recorded without limits
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits of one measurement, in the measurement's unit (already resolved)."""
+
+    low: float | None = None
+    high: float | None = None
+    nominal: float | None = None
+    equals: Any = None
+    regex: str | None = None
+    marginal_low: float | None = None  # values in [low, marginal_low) are MARGINAL
+    marginal_high: float | None = None  # values in (marginal_high, high] are MARGINAL
+    text: str = ""  # as the plan wrote it, e.g. "0.75 V ± 3 %"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    run_id: str
+    time: float
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (enums as values), with ``event`` naming the kind."""
+        data = dataclasses.asdict(self)
+        for key, value in list(data.items()):
+            if isinstance(value, enum.Enum):
+                data[key] = value.value
+        return {"event": self.kind, **data}
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstrumentInfo:
+    role: str
+    driver: str
+    resource: str
+    idn: str = ""
+    asset_serial: str | None = None
+    calibration_due: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted(Event):
+    plan_name: str
+    plan_version: str
+    plan_hash: str  # sha256 of the plan text (with its includes)
+    plan_text: str
+    plan_path: str
+    station: str
+    dut_serial: str | None
+    operator: str | None
+    labctl_version: str
+    host: str
+    pid: int
+    parameters: dict[str, Any] = field(default_factory=dict)
+    corners: list[dict[str, Any]] = field(default_factory=list)
+    instruments: list[InstrumentInfo] = field(default_factory=list)
+    slot: str | None = None
+    resumed_from: str | None = None  # set when `labctl resume` continues a run
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepStarted(Event):
+    step_key: str  # unique in the run: "<group>/<step id>[<corner index>]#<attempt>"
+    step_id: str
+    group: str  # setup | steps | teardown
+    check: str
+    corner: dict[str, Any] = field(default_factory=dict)
+    corner_index: int | None = None
+    attempt: int = 1
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasurementRecorded(Event):
+    step_key: str
+    name: str
+    value: float | str | bool | None
+    unit: str = ""
+    limits: Limits | None = None
+    verdict: Verdict = Verdict.NONE
+    labels: dict[str, str] = field(default_factory=dict)  # lane / rail / channel / sensor
+
+
+@dataclass(frozen=True, kw_only=True)
+class SampleRecorded(Event):
+    """One point of a time series (e.g. chamber temperature during a soak)."""
+
+    step_key: str
+    series: str
+    value: float
+    unit: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptAsked(Event):
+    step_key: str
+    prompt_id: str
+    text: str
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptAnswered(Event):
+    step_key: str
+    prompt_id: str
+    answer: str
+    source: str = "operator"  # operator | answers-file
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogMessage(Event):
+    level: str  # debug | info | warning | error
+    message: str
+    step_key: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Progress(Event):
+    """A long wait says what it waits for ("chamber 44.6/45.0 degC, stable 1m40s of 5m")."""
+
+    step_key: str
+    text: str
+    fraction: float | None = None  # 0..1 when known
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstrumentErrorReported(Event):
+    step_key: str | None
+    role: str
+    code: int
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttachmentAdded(Event):
+    step_key: str | None
+    name: str
+    media_type: str
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepEnded(Event):
+    step_key: str
+    outcome: StepOutcome
+    message: str = ""
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunEnded(Event):
+    outcome: RunOutcome
+    message: str = ""
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Synchronous publish/subscribe. A failing subscriber is reported, never swallowed
+    silently, and does not stop the others."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.RLock()
+        self.errors: list[tuple[Subscriber, BaseException]] = []
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        with self._lock:
+            self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if subscriber in self._subscribers:
+                    self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:
+            try:
+                subscriber(event)
+            except Exception as exc:  # noqa: BLE001 - recorded and re-raised by the engine's policy
+                self.errors.append((subscriber, exc))
