@@ -1,0 +1,373 @@
+"""Quantities with units, written the way lab engineers write them.
+
+``0.75 V``, ``750 mV``, ``3 %``, ``±25 mV``, ``5 min``, ``105 degC``, ``56 Gbps``, ``32 GT/s``,
+``1e-12``, ``1.5 degC/min``, ``10 TOPS/W``. Parsing and dimension checks use pint, which is
+imported lazily (about 0.3 s for the registry; see ``bench/units_import.py``): importing this
+module costs nothing, the first parse pays.
+
+The value object is :class:`Quantity` (a frozen dataclass: magnitude, unit, delta flag) so
+plans, events and the store never carry pint objects around. Temperatures are offset units:
+``105 degC`` is a point on the scale, ``±0.5 degC`` (a tolerance) and ``1.5 degC/min`` are
+differences (``delta=True``), and conversions honour that.
+
+Friendly dimension names (:data:`DIMENSIONS`) are what checks declare and what error
+messages say: ``voltage``, ``current``, ``power``, ``temperature``, ``time``, ``data_rate`` …
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from labctl.errors import UnitError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pint
+
+# friendly dimension name -> a reference unit of that dimension (also the display unit)
+DIMENSIONS: dict[str, str] = {
+    "voltage": "V",
+    "current": "A",
+    "power": "W",
+    "energy": "J",
+    "resistance": "ohm",
+    "capacitance": "F",
+    "temperature": "degC",
+    "temperature_rate": "K/min",
+    "thermal_resistance": "K/W",
+    "time": "s",
+    "frequency": "Hz",
+    "data_rate": "databit/s",
+    "transfer_rate": "transfer/s",
+    "information": "databit",
+    "throughput": "OPS",
+    "perf_per_watt": "OPS/W",
+    "voltage_slew": "V/s",
+    "current_slew": "A/s",
+    "ratio": "",
+}
+
+# examples shown in hints, per dimension
+_EXAMPLES: dict[str, str] = {
+    "voltage": "0.75 V, 750 mV",
+    "current": "20 A, 350 mA",
+    "power": "350 W, 15 mW",
+    "energy": "10 J",
+    "resistance": "10 kohm",
+    "capacitance": "10 uF",
+    "temperature": "105 degC, 25 degC",
+    "temperature_rate": "1.5 degC/min",
+    "thermal_resistance": "0.2 K/W",
+    "time": "90 s, 5 min, 2 ms",
+    "frequency": "20 MHz",
+    "data_rate": "56 Gbps, 112 Gbit/s",
+    "transfer_rate": "32 GT/s",
+    "information": "1 GB",
+    "throughput": "400 TOPS",
+    "perf_per_watt": "2 TOPS/W",
+    "voltage_slew": "1 V/ms",
+    "current_slew": "2.5 A/us",
+    "ratio": "3 %, 0.95, 1e-12",
+}
+
+# pint's own ``bit`` is dimensionless (so Gbps would be a frequency); labctl's data units get a
+# dimension of their own under new names, and the parser maps bit/bps onto them.
+_EXTRA_DEFINITIONS = (
+    "databit = [information]",
+    "transfer = [transfer]",
+    "operation = [operation] = op",
+    "OPS = operation / second",
+    "unit_interval = [] = UI",
+)
+
+_COMMON_UNITS = (
+    "V mV uV kV A mA uA W mW kW J ohm kohm Mohm F uF nF degC K delta_degC s ms us ns min hour h "
+    "Hz kHz MHz GHz bps Mbps Gbps bit/s GT/s % percent ppm UI TOPS OPS dB"
+).split()
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_QUANTITY_RE = re.compile(rf"^\s*(?P<pm>±|\+-|\+/-)?\s*(?P<num>{_NUMBER})\s*(?P<unit>.*?)\s*$")
+_TRANSFER_RE = re.compile(r"(?<![A-Za-z_])([kMGTP]?)T/s\b")
+_BPS_RE = re.compile(r"(?<![A-Za-z_])([kMGTP]?)bps(?![A-Za-z_])")
+_BIT_RE = re.compile(r"(?<![A-Za-z_])([kMGTP]?)bits?(?![A-Za-z_])")
+_OFFSET_RE = re.compile(r"(?<![A-Za-z_])(degC|degF|°C|°F|celsius|fahrenheit)(?![A-Za-z_])")
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> pint.UnitRegistry:
+    """The one pint registry (built on first use)."""
+    import pint
+
+    ureg = pint.UnitRegistry(on_redefinition="ignore", autoconvert_offset_to_baseunit=False)
+    for line in _EXTRA_DEFINITIONS:
+        ureg.define(line)
+    return ureg
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A magnitude with a unit.
+
+    ``unit`` is a unit expression pint understands (``"mV"``, ``"degC"``, ``"percent"``,
+    ``""`` for a plain number). ``delta`` marks a difference or tolerance: ``±0.5 degC`` is
+    half a kelvin, not a temperature near the freezing point.
+    """
+
+    magnitude: float
+    unit: str = ""
+    delta: bool = False
+
+    # -- conversion -------------------------------------------------------------------------
+    def pint(self) -> pint.Quantity:
+        ureg = registry()
+        unit = _delta_unit(self.unit) if self.delta else self.unit
+        return ureg.Quantity(self.magnitude, unit or "dimensionless")
+
+    def to(self, unit: str) -> float:
+        """The magnitude expressed in ``unit`` (a ratio: ``Quantity(3, "%").to("") == 0.03``)."""
+        target = _normalise_unit(unit)
+        if self.delta:
+            target = _delta_unit(target)
+        try:
+            return float(self.pint().to(target or "dimensionless").magnitude)
+        except Exception as err:  # pint DimensionalityError, UndefinedUnitError …
+            raise UnitError(
+                f"cannot convert {self} to {unit or 'a plain number'}: {_short(err)}"
+            ) from None
+
+    @property
+    def base(self) -> float:
+        """The magnitude in SI base units (kelvin for temperatures)."""
+        return float(self.pint().to_base_units().magnitude)
+
+    @property
+    def dimension(self) -> str:
+        """The friendly dimension name, or pint's dimensionality text when there is none."""
+        return dimension_of(self.unit)
+
+    @property
+    def is_ratio(self) -> bool:
+        return self.dimension == "ratio"
+
+    def compatible(self, dimension: str) -> bool:
+        return _compatible(self.unit, dimension)
+
+    def __str__(self) -> str:
+        mag = f"{self.magnitude:g}"
+        sign = "±" if self.delta else ""
+        if not self.unit:
+            return sign + mag
+        return f"{sign}{mag} {display_symbol(self.unit)}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.magnitude, "unit": self.unit, **({"delta": True} if self.delta else {})}
+
+
+# ------------------------------------------------------------------------------------------
+# parsing
+
+
+def _short(err: BaseException) -> str:
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return text.replace("'dimensionless'", "a plain number")
+
+
+def _normalise_unit(text: str) -> str:
+    """Rewrite the spellings pint does not take: %, ±, °C, µ, Ω, GT/s."""
+    u = text.strip()
+    if not u:
+        return ""
+    u = u.replace("°C", "degC").replace("°F", "degF").replace("Ω", "ohm").replace("µ", "u")
+    u = u.replace("μ", "u")
+    u = _TRANSFER_RE.sub(lambda m: f"{m.group(1)}transfer/s", u)
+    u = _BPS_RE.sub(lambda m: f"{m.group(1)}databit/s", u)
+    u = _BIT_RE.sub(lambda m: f"{m.group(1)}databit", u)
+    if u == "%":
+        return "percent"
+    u = u.replace("%", "percent")
+    # an offset unit inside a compound (degC/min, K/W is fine) means a difference
+    if _OFFSET_RE.search(u) and re.search(r"[/*^]", u):
+        u = _delta_unit(u)
+    return u
+
+
+def _delta_unit(unit: str) -> str:
+    return _OFFSET_RE.sub(
+        lambda m: "delta_" + {"°C": "degC", "°F": "degF"}.get(m.group(1), m.group(1)), unit
+    ).replace("delta_delta_", "delta_")
+
+
+@functools.lru_cache(maxsize=512)
+def _dimensionality(unit: str) -> Any:
+    ureg = registry()
+    text = _delta_unit(_normalise_unit(unit))
+    return ureg.Quantity(1, text).dimensionality if text else ureg.Quantity(1).dimensionality
+
+
+def _compatible(unit: str, dimension: str) -> bool:
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown dimension {dimension!r}")
+    return _dimensionality(unit) == _dimensionality(DIMENSIONS[dimension])
+
+
+@functools.lru_cache(maxsize=512)
+def dimension_of(unit: str) -> str:
+    """``"mV" -> "voltage"``, ``"percent" -> "ratio"``; pint's dimensionality text otherwise."""
+    dims = _dimensionality(unit)
+    for name, ref in DIMENSIONS.items():
+        if dims == _dimensionality(ref):
+            return name
+    return str(dims)
+
+
+def describe_dimension(dimension: str) -> str:
+    """``"voltage" -> "a voltage (e.g. 0.75 V, 750 mV)"`` for messages and hints."""
+    article = "an" if dimension[:1] in "aeiou" else "a"
+    name = dimension.replace("_", " ")
+    ex = _EXAMPLES.get(dimension)
+    if dimension == "ratio":
+        return "a plain number or percentage (e.g. 3 %, 0.95)"
+    return f"{article} {name}" + (f" (e.g. {ex})" if ex else "")
+
+
+def looks_like_quantity(text: str) -> bool:
+    """Cheap test (no pint): does ``text`` start like a number with an optional unit?"""
+    m = _QUANTITY_RE.match(text)
+    return bool(m) and (not m["unit"] or bool(re.match(r"^[A-Za-z%°µμΩ]", m["unit"])))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> tuple[Quantity, bool]:
+    m = _QUANTITY_RE.match(text)
+    if not m:
+        raise UnitError(
+            f"{text!r} is not a quantity",
+            hint="write a number and a unit, e.g. 0.75 V, 3 %, 5 min, 105 degC",
+        )
+    plus_minus = bool(m["pm"])
+    magnitude = float(m["num"])
+    unit_text = _normalise_unit(m["unit"])
+    if not unit_text:
+        return Quantity(magnitude, "", delta=plus_minus), plus_minus
+    if unit_text == "percent" or unit_text == "ppm":
+        return Quantity(magnitude, unit_text, delta=plus_minus), plus_minus
+    ureg = registry()
+    try:
+        unit = ureg.Unit(unit_text)
+    except Exception:
+        word = m["unit"].strip()
+        close = difflib.get_close_matches(word, _COMMON_UNITS, n=1, cutoff=0.5)
+        raise UnitError(
+            f"unknown unit {word!r} in {text.strip()!r}",
+            hint=(f"did you mean {close[0]!r}? " if close else "")
+            + "units use SI symbols with prefixes, e.g. mV, A, W, degC, ms, min, Gbps, GT/s, %",
+        ) from None
+    # keep the unit as written (normalised): "mV" stays "mV", "%" is "percent"
+    canonical = "" if unit.dimensionless and unit_text == "dimensionless" else unit_text
+    return Quantity(magnitude, canonical, delta=plus_minus), plus_minus
+
+
+def parse_quantity(
+    value: Any,
+    dimension: str | None = None,
+    *,
+    what: str = "value",
+    default_unit: str | None = None,
+) -> Quantity:
+    """Parse ``"0.75 V"``, ``"±25 mV"``, ``1e-12``, ``"3 %"`` … into a :class:`Quantity`.
+
+    With ``dimension`` (a key of :data:`DIMENSIONS`) the result must have it, else
+    :class:`UnitError` names what was expected. A bare number gets ``default_unit`` if given;
+    without one it is only accepted for ``ratio`` (or when no dimension is asked for).
+    """
+    if isinstance(value, Quantity):
+        q = value
+    elif isinstance(value, bool):
+        raise UnitError(f"{what}: expected a quantity, got {value!r}")
+    elif isinstance(value, int | float):
+        q = Quantity(float(value), "")
+    elif isinstance(value, str):
+        q, _ = _parse_cached(value.strip())
+    else:
+        raise UnitError(f"{what}: expected a quantity such as '0.75 V', got {type(value).__name__}")
+    if not q.unit and default_unit is not None:
+        q = Quantity(q.magnitude, _parse_cached(f"1 {default_unit}")[0].unit, q.delta)
+    if dimension is not None:
+        check_dimension(q, dimension, what=what)
+    return q
+
+
+def check_dimension(q: Quantity, dimension: str, *, what: str = "value") -> None:
+    """Raise :class:`UnitError` unless ``q`` has ``dimension``."""
+    if q.compatible(dimension):
+        return
+    got = q.dimension
+    if not q.unit:
+        raise UnitError(
+            f"{what}: {q} has no unit, expected {describe_dimension(dimension)}",
+            hint=f"add the unit, e.g. '{q.magnitude:g} {DIMENSIONS[dimension] or ''}'".rstrip(),
+        )
+    got_text = describe_dimension(got) if got in DIMENSIONS else f"of dimension {got}"
+    raise UnitError(
+        f"{what}: {q} is {got_text.split(' (e.g.')[0]}, expected {describe_dimension(dimension)}",
+        hint=f"write it in a unit of {dimension.replace('_', ' ')}, e.g. {_EXAMPLES.get(dimension, DIMENSIONS[dimension])}",
+    )
+
+
+def parse_tolerance(value: Any, dimension: str | None = None, *, what: str = "tol") -> Quantity:
+    """A tolerance: ``±25 mV`` / ``+-25 mV`` / ``25 mV`` (absolute, a difference) or ``3 %``
+    (relative). Absolute tolerances must have ``dimension``; temperatures become deltas."""
+    q = parse_quantity(value, what=what)
+    if q.magnitude < 0:
+        raise UnitError(f"{what}: a tolerance must not be negative ({value})")
+    q = Quantity(q.magnitude, q.unit, delta=True)
+    if q.unit == "" or q.is_ratio:
+        return q
+    if dimension is not None:
+        check_dimension(q, dimension, what=what)
+    return q
+
+
+def parse_duration(value: Any, *, what: str = "duration") -> float:
+    """``"5 min"`` -> 300.0, ``"90 s"`` -> 90.0, ``"2 ms"`` -> 0.002; a bare number is seconds."""
+    q = parse_quantity(value, "time", what=what, default_unit="s")
+    seconds = q.to("s")
+    if seconds < 0 or math.isnan(seconds):
+        raise UnitError(f"{what}: a duration must not be negative ({value})")
+    return seconds
+
+
+def to_base(value: float, unit: str) -> float:
+    """``to_base(750, "mV") == 0.75``; temperatures go to kelvin."""
+    return parse_quantity(f"{value!r} {unit}" if unit else value).base
+
+
+def convert(value: float, from_unit: str, to_unit: str, *, delta: bool = False) -> float:
+    """``convert(750, "mV", "V") == 0.75``; ``delta=True`` for differences of temperature."""
+    q = Quantity(value, _parse_cached(f"1 {from_unit}")[0].unit if from_unit else "", delta)
+    return q.to(to_unit)
+
+
+def format_quantity(value: float, unit: str, digits: int = 4) -> str:
+    """``format_quantity(0.7512, "V") == "0.7512 V"`` (``%`` sticks to the number)."""
+    num = f"{value:.{digits}g}"
+    if not unit:
+        return num
+    return f"{num} {display_symbol(unit)}"
+
+
+def display_symbol(unit: str) -> str:
+    """The unit as people write it: ``percent -> %``, ``Gtransfer/s -> GT/s``."""
+    if unit == "percent":
+        return "%"
+    text = unit.replace("transfer/s", "T/s").replace("delta_degC", "degC").replace("percent", "%")
+    return text.replace("databit/s", "bps").replace("databit", "bit")
+
+
+def display_unit(dimension: str) -> str:
+    """The unit a dimension is shown in by default (``voltage -> V``)."""
+    return DIMENSIONS.get(dimension, "")
