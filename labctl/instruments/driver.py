@@ -1,0 +1,323 @@
+"""The profile-driven driver: turns a profile's templates into commands and parses replies.
+
+``ProfileDriver(profile, transport)`` offers ``get``/``set``/``call`` by property and action
+name, ``identify()``, ``drain_errors()`` and ``safe_state()``. Role implementations (in
+``labctl.instruments.impl``) sit on top of it; checks never see it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from labctl.errors import InstrumentError, InstrumentReplyError
+from labctl.instruments.parsers import ReplyParseError, parse_reply, to_int
+from labctl.instruments.profile import Action, ErrorQueue, Profile, Property
+from labctl.instruments.roles import InstrumentErrorEntry
+from labctl.instruments.transports.base import Transport
+
+_SCPI_ERROR = re.compile(r'^\s*([+-]?\d+)\s*,\s*"?(.*?)"?\s*$')
+_CHANNEL_TEXT = re.compile(r"^\(@(.+)\)$")
+
+
+class RangeError(InstrumentError, ValueError):
+    """A value outside what the instrument (profile) accepts; nothing was sent."""
+
+
+class InstrumentCommandError(InstrumentError):
+    """The instrument answered a command with an error line (console-style instruments)."""
+
+    def __init__(self, message: str, *, reply: str = "", **kw: Any) -> None:
+        self.reply = reply
+        super().__init__(message, **kw)
+
+
+@dataclass(frozen=True)
+class Identity:
+    manufacturer: str
+    model: str
+    serial: str
+    firmware: str
+    raw: str
+
+    def __str__(self) -> str:
+        return f"{self.manufacturer} {self.model} s/n {self.serial} fw {self.firmware}"
+
+
+class ProfileDriver:
+    def __init__(self, profile: Profile, transport: Transport, *, options: dict[str, Any] | None = None) -> None:
+        self.profile = profile
+        self.transport = transport
+        self.variables: dict[str, Any] = {**profile.defaults, **(options or {})}
+        spec = profile.transport
+        self._reply_end = re.compile(spec.reply_end) if spec.reply_end else None
+        self._reply_error = re.compile(spec.reply_error) if spec.reply_error else None
+
+    @property
+    def name(self) -> str:
+        return self.transport.name
+
+    # ------------------------------------------------------------------ plumbing
+    def open(self) -> ProfileDriver:
+        was_open = self.transport.is_open
+        self.transport.open()
+        if not was_open:
+            for cmd in self.profile.transport.init:
+                self.write(self.render(cmd))
+        return self
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def write(self, command: str) -> None:
+        if self._reply_end is not None:  # console style: every command is answered
+            self._exchange(command)
+            return
+        self.transport.write(command)
+        if self.profile.transport.echo:
+            self.transport.read()
+
+    def query(self, command: str) -> str:
+        if self._reply_end is not None:
+            return self._exchange(command)
+        reply = self.transport.query(command)
+        if self.profile.transport.echo and reply.strip() == command.strip():
+            reply = self.transport.read()
+        return reply
+
+    def _exchange(self, command: str) -> str:
+        """Send a command, read lines up to the end line; raise on an error end line."""
+        spec = self.profile.transport
+        lines: list[str] = []
+        line = self.transport.query(command)
+        if spec.echo and line.strip() == command.strip():
+            line = self.transport.read()
+        for _ in range(spec.max_reply_lines):
+            if self._reply_end.search(line):
+                err = self._reply_error.search(line) if self._reply_error else None
+                if err:
+                    message = err.group(1) if err.groups() else line
+                    raise InstrumentCommandError(f"instrument refused the command: {message.strip()}",
+                                                 instrument=self.name, resource=self.transport.resource,
+                                                 command=command, reply="\n".join([*lines, line]))
+                return "\n".join(lines)
+            lines.append(line)
+            line = self.transport.read()
+        raise InstrumentReplyError(f"no end line after {spec.max_reply_lines} lines", instrument=self.name,
+                                   resource=self.transport.resource, command=command)
+
+    # ---------------------------------------------------------------- channels
+    def channel(self, channel: str | int | None) -> str:
+        """The canonical id of a channel given as ``1``, ``"101"`` or ``"(@101)"``."""
+        ch = self.profile.channels
+        if channel is None:
+            if ch.default is not None:
+                return ch.default
+            if len(ch.ids) == 1:
+                return ch.ids[0]
+            raise InstrumentError(f"a channel is needed (one of {', '.join(ch.ids) or 'the instrument channels'})",
+                                  instrument=self.name)
+        text = str(channel).strip()
+        m = _CHANNEL_TEXT.match(text)
+        if m:
+            text = m.group(1).strip()
+        if ch.ids:
+            for cid in ch.ids:
+                if cid.upper() == text.upper():
+                    return cid
+            raise InstrumentError(f"no channel {channel!r} (channels: {', '.join(ch.ids)})", instrument=self.name,
+                                  hint="check the channel in the fixture's channels map")
+        if not re.fullmatch(ch.accept, text):
+            raise InstrumentError(f"bad channel {channel!r}", instrument=self.name,
+                                  hint=f"channel ids match /{ch.accept}/")
+        return text
+
+    def channel_text(self, channel: str | int | None) -> str:
+        return self.profile.channels.format.format(id=self.channel(channel))
+
+    def channels_text(self, channels: Iterable[str | int]) -> str:
+        ch = self.profile.channels
+        ids = ch.list_separator.join(self.channel(c) for c in channels)
+        return ch.list_format.format(ids=ids)
+
+    # --------------------------------------------------------------- templates
+    def render(self, template: str, *, channel: str | int | None = None, channels: Sequence[str | int] | None = None,
+               value: Any = None, **kw: Any) -> str:
+        fields = {f for _, f, _, _ in _formatter_parse(template) if f}
+        env: dict[str, Any] = dict(self.variables)
+        if "ch" in fields:
+            env["ch"] = self.channel_text(channel)
+        if "id" in fields:
+            env["id"] = self.channel(channel)
+        if "chs" in fields:
+            env["chs"] = self.channels_text(channels or [])
+        env["value"] = value
+        env.update(kw)
+        try:
+            return template.format(**env)
+        except (KeyError, IndexError, ValueError) as err:
+            raise InstrumentError(f"profile template {template!r} cannot be filled: {err}",
+                                  instrument=self.name, hint=f"fix {self.profile.path or self.profile.name}") from None
+
+    def _prop(self, name: str) -> Property:
+        try:
+            return self.profile.properties[name]
+        except KeyError:
+            raise InstrumentError(f"profile {self.profile.name} has no property {name!r}", instrument=self.name) from None
+
+    # -------------------------------------------------------------- properties
+    def get(self, name: str, channel: str | int | None = None, **kw: Any) -> Any:
+        prop = self._prop(name)
+        if prop.get is None:
+            raise InstrumentError(f"property {name!r} is write-only", instrument=self.name)
+        command = self.render(prop.get, channel=channel, **kw)
+        reply = self.query(command)
+        return self.parse(prop, reply, command)
+
+    def set(self, name: str, value: Any, channel: str | int | None = None, **kw: Any) -> None:
+        prop = self._prop(name)
+        if prop.set is None:
+            raise InstrumentError(f"property {name!r} is read-only", instrument=self.name)
+        wire = self._to_wire(name, prop, value, channel)
+        for template in prop.set if isinstance(prop.set, list) else [prop.set]:
+            self.write(self.render(template, channel=channel, value=wire, **kw))
+
+    def parse(self, prop: Property | Action, reply: str, command: str) -> Any:
+        try:
+            value = parse_reply(reply, prop.parse or "str", values=prop.values, pattern=prop.pattern, item=prop.item)
+        except ReplyParseError as err:
+            raise InstrumentReplyError(str(err), instrument=self.name, resource=self.transport.resource,
+                                       command=command) from None
+        if isinstance(prop, Property):
+            if prop.mask is not None:
+                value = bool(to_int(str(value)) & prop.mask)
+            if prop.invalid_above is not None and isinstance(value, float) and value > prop.invalid_above:
+                raise InstrumentReplyError(f"overload/invalid reading {reply!r}", instrument=self.name,
+                                           resource=self.transport.resource, command=command)
+            if prop.scale is not None and isinstance(value, int | float) and not isinstance(value, bool):
+                value = value * prop.scale
+        return value
+
+    def _to_wire(self, name: str, prop: Property, value: Any, channel: str | int | None) -> Any:
+        if prop.values:
+            for wire, val in prop.values.items():
+                if val == value or str(val).upper() == str(value).upper():
+                    return wire
+            raise RangeError(f"{name}: {value!r} is not one of {list(prop.values.values())}", instrument=self.name)
+        if prop.parse == "bool":
+            return int(bool(value))
+        if prop.parse in ("float", "int") or prop.range is not None:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise RangeError(f"{name}: expected a number, got {value!r}", instrument=self.name) from None
+            limits = prop.limits(self.channel(channel) if channel is not None or self.profile.channels.default else None)
+            if limits and not (limits[0] <= number <= limits[1]):
+                unit = f" {prop.unit}" if prop.unit else ""
+                where = f" on channel {channel}" if channel is not None else ""
+                raise RangeError(f"{name} {number:g}{unit} is outside {limits[0]:g}..{limits[1]:g}{unit}{where}",
+                                 instrument=self.name, hint="nothing was sent; check the plan's value")
+            return int(number) if prop.parse == "int" else number
+        return value
+
+    # ----------------------------------------------------------------- actions
+    def call(self, name: str, channel: str | int | None = None, channels: Sequence[str | int] | None = None,
+             **kw: Any) -> Any:
+        try:
+            action = self.profile.actions[name]
+        except KeyError:
+            raise InstrumentError(f"profile {self.profile.name} has no action {name!r}", instrument=self.name) from None
+        result: Any = None
+        for template in action.commands:
+            command = self.render(template, channel=channel, channels=channels, **kw)
+            if command.rstrip().endswith("?"):
+                reply = self.query(command)
+                result = self.parse(action, reply, command) if action.parse else reply
+            else:
+                self.write(command)
+        return result
+
+    # --------------------------------------------------------- identity/errors
+    def identify(self) -> Identity:
+        ident = self.profile.identity
+        raw = self.query(ident.query)
+        if ident.pattern:
+            m = re.search(ident.pattern, raw)
+            groups = m.groupdict() if m else {}
+        else:
+            parts = [p.strip() for p in raw.split(",")]
+            parts += [""] * (4 - len(parts))
+            groups = dict(zip(("manufacturer", "model", "serial", "firmware"), parts[:4], strict=True))
+        return Identity(
+            manufacturer=groups.get("manufacturer") or "",
+            model=groups.get("model") or "",
+            serial=groups.get("serial") or "",
+            firmware=groups.get("firmware") or "",
+            raw=raw,
+        )
+
+    def identity_matches(self, found: Identity) -> bool:
+        ident = self.profile.identity
+        if not re.fullmatch(ident.model, found.model, re.IGNORECASE):
+            return False
+        return ident.manufacturer is None or bool(re.fullmatch(ident.manufacturer, found.manufacturer, re.IGNORECASE))
+
+    def drain_errors(self) -> list[InstrumentErrorEntry]:
+        """Read every error source until empty: at most ``max_reads`` reads each (no endless loop)."""
+        entries: list[InstrumentErrorEntry] = []
+        for spec in self.profile.errors:
+            if spec.style == "scpi":
+                entries += self._drain_scpi(spec)
+            elif spec.style == "bitmask":
+                entries += self._read_bits(spec)
+        return entries
+
+    def _read_bits(self, spec: ErrorQueue) -> list[InstrumentErrorEntry]:
+        reply = self.query(spec.query)
+        try:
+            word = to_int(reply) & ~spec.ignore
+        except ReplyParseError:
+            raise InstrumentReplyError(f"error word {reply!r} is not a number", instrument=self.name,
+                                       command=spec.query) from None
+        found = [InstrumentErrorEntry(bit, text, self.name) for bit, text in sorted(spec.bits.items()) if word & bit]
+        unknown = word & ~sum(spec.bits)
+        if unknown:
+            found.append(InstrumentErrorEntry(unknown, f"{spec.query} reports unknown bits {unknown}", self.name))
+        if found and spec.clear:
+            self.write(spec.clear)
+        return found
+
+    def _drain_scpi(self, spec: ErrorQueue) -> list[InstrumentErrorEntry]:
+        entries: list[InstrumentErrorEntry] = []
+        for _ in range(spec.max_reads):
+            reply = self.query(spec.query)
+            m = _SCPI_ERROR.match(reply)
+            if not m:
+                raise InstrumentReplyError(f"error queue reply {reply!r} is not code,\"message\"",
+                                           instrument=self.name, command=spec.query)
+            code = int(m.group(1))
+            if code == 0:
+                return entries
+            entries.append(InstrumentErrorEntry(code, m.group(2), self.name))
+        entries.append(InstrumentErrorEntry(0, f"error queue still not empty after {spec.max_reads} reads", self.name))
+        return entries
+
+    def safe_state(self) -> list[str]:
+        """Send the profile's safe-state commands (``{ch}`` ones once per channel)."""
+        done: list[str] = []
+        for template in self.profile.safe_state:
+            fields = {f for _, f, _, _ in _formatter_parse(template) if f}
+            targets: list[str | None] = list(self.profile.channels.ids) if ({"ch", "id"} & fields) else [None]
+            for ch in targets:
+                command = self.render(template, channel=ch)
+                self.write(command)
+                done.append(command)
+        return done
+
+
+def _formatter_parse(template: str):
+    import string
+
+    return string.Formatter().parse(template)

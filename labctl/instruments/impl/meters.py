@@ -1,0 +1,63 @@
+"""Multimeter and temperature scanner served by profiles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from labctl.errors import InstrumentError, InstrumentReplyError
+from labctl.instruments.impl.base import RoleImpl
+
+FUNCTIONS = ("dc_voltage", "ac_voltage", "dc_current", "resistance")
+
+
+class ProfileMultimeter(RoleImpl):
+    kind = "multimeter"
+
+    def measure(self, function: str = "dc_voltage") -> float:
+        return self._get(f"measure_{_function(function)}")
+
+    def set_range(self, function: str, value: float | None) -> None:
+        f = _function(function)
+        if value is None:
+            self.driver.call(f"autorange_{f}")
+        else:
+            self._set(f"range_{f}", value)
+
+    def set_nplc(self, nplc: float) -> None:
+        self._set("nplc", nplc)
+
+    def set_sample_count(self, count: int) -> None:
+        self._set("sample_count", int(count))
+
+    def read(self) -> list[float]:
+        value = self._get("reading")
+        return list(value) if isinstance(value, list) else [float(value)]
+
+
+def _function(function: str) -> str:
+    f = function.lower().replace(" ", "_")
+    if f not in FUNCTIONS:
+        raise InstrumentError(f"unknown multimeter function {function!r}", hint=f"use one of {', '.join(FUNCTIONS)}")
+    return f
+
+
+class ProfileTemperatureScanner(RoleImpl):
+    kind = "temperature_scanner"
+
+    def configure_thermocouple(self, channels: Sequence[str], tc_type: str = "K") -> None:
+        self.driver.variables["tc_type"] = tc_type
+        self.driver.call("configure_thermocouple", channels=list(channels))
+
+    def read_temperature(self, channel: str) -> float:
+        return self._get("temperature", channel)
+
+    def scan_temperatures(self, channels: Sequence[str]) -> dict[str, float]:
+        chans = list(channels)
+        values = self._get("temperatures", chs=self.driver.channels_text(chans))
+        if len(values) != len(chans):
+            raise InstrumentReplyError(f"asked {len(chans)} channels, got {len(values)} readings",
+                                       instrument=self.name)
+        return {str(c): float(v) for c, v in zip(chans, values, strict=True)}
+
+    def read_voltage(self, channel: str) -> float:
+        return self._get("voltage", channel)

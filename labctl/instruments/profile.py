@@ -1,0 +1,309 @@
+"""Driver profiles: one YAML file per instrument model in ``drivers/``, validated by pydantic.
+
+See docs/drivers.md for the format. ``load_profile("keysight-e36312a")`` finds
+``drivers/keysight-e36312a.yaml`` (in a checkout or an installed wheel), validates it and
+checks that it offers what its roles need; a bad profile is one :class:`ProfileError` line
+naming the file.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from labctl.errors import FixtureError
+from labctl.instruments.roles import REQUIREMENTS, ROLE_TYPES
+
+ParserName = Literal["float", "int", "bool", "enum", "str", "csv", "regex", "kv", "block", "table", "records", "lines"]
+ItemType = Literal["float", "int", "str", "bool"]
+
+
+class ProfileError(FixtureError):
+    """A driver profile is missing or malformed (exit code 4, like a bad fixture)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Identity(_Strict):
+    """How the instrument says who it is. ``manufacturer``/``model`` are regexes (full match,
+    case-insensitive) on the fields of a comma-separated ``*IDN?`` reply, or on the named
+    groups of ``pattern`` for instruments that answer differently."""
+
+    query: str = "*IDN?"
+    manufacturer: str | None = None
+    model: str
+    pattern: str | None = Field(None, description="regex with groups manufacturer/model/serial/firmware")
+
+    @field_validator("manufacturer", "model", "pattern")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            re.compile(v)
+        return v
+
+
+class TransportDefaults(_Strict):
+    kind: Literal["auto", "visa", "serial"] = "auto"
+    read_termination: str = "\n"
+    write_termination: str = "\n"
+    timeout: float = Field(2.0, gt=0, description="seconds, unless the fixture sets one")
+    port: int | None = Field(None, description="usual TCP port (documentation)")
+    baud_rate: int | None = None
+    init: list[str] = Field(default_factory=list, description="commands written after every open")
+    echo: bool = Field(False, description="the instrument echoes each command line first")
+    reply_end: str | None = Field(
+        None, description="regex of the line that ends every reply (e.g. '^OK$|^ERR'); "
+        "then every command, query or not, is answered by lines up to that one")
+    reply_error: str | None = Field(None, description="regex of an end line that reports an error; group 1 = message")
+    max_reply_lines: int = Field(200, ge=1)
+
+    @field_validator("reply_end", "reply_error")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            re.compile(v)
+        return v
+
+
+class ErrorQueue(_Strict):
+    style: Literal["scpi", "bitmask", "none"] = "scpi"
+    query: str = "SYST:ERR?"
+    max_reads: int = Field(25, ge=1, le=1000)
+    clear: str | None = "*CLS"
+    bits: dict[int, str] = Field(default_factory=dict, description="bitmask style: bit value -> meaning")
+    ignore: int = Field(0, description="bitmask style: bits that are not errors (e.g. 129 = OPC|PON of *ESR?)")
+
+
+class Channels(_Strict):
+    ids: list[str] = Field(default_factory=list, description="channel ids; empty = any id matching `accept`")
+    accept: str = Field(r"[\w.+-]+", description="regex a channel id must match")
+    format: str = Field("{id}", description="how {ch} is written in templates")
+    list_format: str = Field("{ids}", description="how {chs} (several channels) is written")
+    list_separator: str = ","
+    default: str | None = Field(None, description="channel used when a role call names none")
+
+    @field_validator("ids", mode="before")
+    @classmethod
+    def _as_str(cls, v: Any) -> Any:
+        return [str(x) for x in v] if isinstance(v, list) else v
+
+
+class Property(_Strict):
+    doc: str = ""
+    get: str | None = None
+    set: str | list[str] | None = Field(None, description="template, or several written in order")
+    parse: ParserName = "str"
+    item: ItemType = "float"
+    values: dict[str, Any] | None = Field(None, description="wire word -> value (enum/bool)")
+    pattern: str | None = None
+    mask: int | None = Field(None, description="int reply & mask -> bool")
+    scale: float | None = None
+    invalid_above: float | None = Field(None, description="readings above this are overload/invalid")
+    range: list[float] | dict[str, list[float]] | None = None
+    unit: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Property:
+        if self.get is None and self.set is None:
+            raise ValueError("a property needs a `get` or a `set` template")
+        if self.parse == "enum" and not self.values:
+            raise ValueError("parse: enum needs `values`")
+        if self.parse in ("regex", "records"):
+            if not self.pattern:
+                raise ValueError("parse: regex needs `pattern`")
+            re.compile(self.pattern)
+        for rng in ([self.range] if isinstance(self.range, list) else (self.range or {}).values()):
+            if len(rng) != 2 or rng[0] > rng[1]:
+                raise ValueError(f"range must be [min, max], got {rng}")
+        for t in [self.get, *(self.set if isinstance(self.set, list) else [self.set])]:
+            _check_template(t)
+        return self
+
+    def limits(self, channel: str | None) -> tuple[float, float] | None:
+        if isinstance(self.range, list):
+            return (self.range[0], self.range[1])
+        if isinstance(self.range, dict):
+            rng = self.range.get(str(channel)) if channel is not None else None
+            return (rng[0], rng[1]) if rng else None
+        return None
+
+
+class Action(_Strict):
+    doc: str = ""
+    commands: list[str] = Field(description="templates written in order; one ending in '?' is queried")
+    parse: ParserName | None = None
+    item: ItemType = "float"
+    pattern: str | None = None
+    values: dict[str, Any] | None = None
+
+    @field_validator("commands", mode="before")
+    @classmethod
+    def _one(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _check(self) -> Action:
+        for t in self.commands:
+            _check_template(t)
+        return self
+
+
+RoleName = Literal[tuple(ROLE_TYPES)]  # type: ignore[valid-type]
+
+
+class Profile(_Strict):
+    name: str
+    manufacturer: str
+    model: str
+    description: str = ""
+    roles: list[RoleName] = Field(min_length=1)
+    identity: Identity
+    transport: TransportDefaults = Field(default_factory=TransportDefaults)
+    errors: list[ErrorQueue] = Field(default_factory=lambda: [ErrorQueue()], description="one source or several")
+    channels: Channels = Field(default_factory=Channels)
+    defaults: dict[str, Any] = Field(default_factory=dict, description="template variables (fixture options override)")
+    properties: dict[str, Property] = Field(default_factory=dict)
+    actions: dict[str, Action] = Field(default_factory=dict)
+    safe_state: list[str] = Field(default_factory=list, description="commands; {ch} repeats them per channel")
+    driver_class: str | None = Field(None, alias="class", description="registered Python class name")
+    path: str | None = Field(None, exclude=True)
+
+    @field_validator("safe_state", mode="before")
+    @classmethod
+    def _one(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("errors", mode="before")
+    @classmethod
+    def _one_source(cls, v: Any) -> Any:
+        return [v] if isinstance(v, dict) else v
+
+    @model_validator(mode="after")
+    def _roles_served(self) -> Profile:
+        for role in self.roles:
+            need = REQUIREMENTS.get(role, {})
+            missing = [p for p in need.get("properties", ()) if p not in self.properties]
+            missing += [f"action {a}" for a in need.get("actions", ()) if a not in self.actions]
+            if missing and not self.driver_class:
+                raise ValueError(f"role {role} needs {', '.join(missing)}")
+        return self
+
+    def has(self, name: str) -> bool:
+        return name in self.properties or name in self.actions
+
+
+def _check_template(template: str | None) -> None:
+    if template is None:
+        return
+    try:
+        list(string.Formatter().parse(template))
+    except ValueError as err:
+        raise ValueError(f"bad template {template!r}: {err}") from None
+
+
+def profile_dirs() -> list[Path]:
+    from labctl.resources import data_dir
+
+    return [data_dir("drivers")]
+
+
+def profile_path(name: str, search: list[Path] | None = None) -> Path:
+    p = Path(name)
+    if p.suffix in (".yaml", ".yml") and p.exists():
+        return p
+    for folder in search or profile_dirs():
+        candidate = folder / f"{name}.yaml"
+        if candidate.exists():
+            return candidate
+    known = ", ".join(available_profiles(search)) or "none"
+    raise ProfileError(
+        f"no driver profile named {name!r}",
+        hint=f"known profiles: {known}; a profile is drivers/<name>.yaml",
+    )
+
+
+def available_profiles(search: list[Path] | None = None) -> list[str]:
+    names: set[str] = set()
+    for folder in search or profile_dirs():
+        if folder.is_dir():
+            names.update(p.stem for p in folder.glob("*.yaml"))
+    return sorted(names)
+
+
+def parse_profile(data: Any, *, file: str | Path | None = None) -> Profile:
+    """Validate already-loaded YAML data; errors are one line with the file and the field."""
+    if not isinstance(data, dict):
+        raise ProfileError("a driver profile must be a mapping at the top level", file=file)
+    try:
+        prof = Profile.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "profile"
+        msg = first["msg"].removeprefix("Value error, ")
+        more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+        raise ProfileError(f"{where}: {msg}{more}", file=file, hint="see docs/drivers.md for the profile format") from None
+    if file is not None:
+        prof.path = str(file)
+    return prof
+
+
+def _read_yaml(p: Path) -> Any:
+    import yaml
+
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ProfileError(f"cannot read driver profile: {err.strerror}", file=p) from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise ProfileError(
+            f"bad YAML: {getattr(err, 'problem', err)}",
+            file=p,
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+        ) from None
+    return data
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def load_profile_file(path: str | Path, _seen: tuple[str, ...] = ()) -> Profile:
+    """Load and validate one profile file; ``extends: other-profile`` merges over that one."""
+    p = Path(path)
+    data = _read_yaml(p)
+    if isinstance(data, dict) and "extends" in data:
+        base_name = str(data.pop("extends"))
+        if base_name in _seen:
+            raise ProfileError(f"extends loop through {base_name!r}", file=p)
+        base_path = profile_path(base_name, [p.parent, *profile_dirs()])
+        base = _read_yaml(base_path)
+        if isinstance(base, dict) and "extends" in base:
+            base = load_profile_file(base_path, (*_seen, p.stem)).model_dump(by_alias=True, exclude_none=True)
+        data = _merge(base if isinstance(base, dict) else {}, data)
+    prof = parse_profile(data, file=p)
+    if prof.name != p.stem:
+        raise ProfileError(f"name {prof.name!r} differs from the file name {p.stem!r}", file=p)
+    return prof
+
+
+@lru_cache(maxsize=64)
+def _cached(path: str, mtime: float) -> Profile:
+    return load_profile_file(path)
+
+
+def load_profile(name: str, search: list[Path] | None = None) -> Profile:
+    """The profile ``name`` (or a path to a .yaml file), validated; cached per file version."""
+    p = profile_path(name, search)
+    return _cached(str(p), p.stat().st_mtime)

@@ -1,0 +1,228 @@
+"""The transport interface: public ``query``/``write``/``read`` log, then call the subclass.
+
+Subclasses implement ``_open``, ``_close``, ``_write``, ``_read`` (and may override
+``_query``). They signal trouble with the builtin ``TimeoutError`` (no answer in time) and
+``ConnectionError`` (link dropped or cannot open); this base turns those into
+:class:`~labctl.errors.InstrumentTimeout` / :class:`~labctl.errors.InstrumentDisconnected`
+naming the instrument, the resource and the command.
+
+Reconnect policy (bounded, never re-enables anything by itself): when a link drops, the
+transport tries ``reconnect_attempts`` times to reopen it. A *query* is then sent once more
+(it changes nothing on the instrument); a *write* is never replayed and the error is raised,
+so an output the engine switched off stays off and the caller decides what to do.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout
+from labctl.instruments.sessionlog import SessionLog
+
+
+class Transport(ABC):
+    """One connection to one instrument (thread-safe: one exchange at a time)."""
+
+    kind = "transport"
+
+    def __init__(
+        self,
+        resource: str,
+        *,
+        name: str | None = None,
+        timeout: float = 2.0,
+        read_termination: str = "\n",
+        write_termination: str = "\n",
+        session_log: SessionLog | None = None,
+        reconnect_attempts: int = 2,
+        reconnect_delay: float = 0.2,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        if not timeout > 0:
+            raise ValueError("timeout must be positive and finite")
+        self.resource = resource
+        self.name = name or resource
+        self.timeout = float(timeout)
+        self.read_termination = read_termination
+        self.write_termination = write_termination
+        self.session_log = session_log
+        self.reconnect_attempts = max(0, int(reconnect_attempts))
+        self.reconnect_delay = max(0.0, float(reconnect_delay))
+        self.options = dict(options or {})
+        self._lock = threading.RLock()
+        self._open_ok = False
+        self._stale = False  # a reply may still be in flight after a timeout
+
+    # ----------------------------------------------------------------- public API
+    @property
+    def is_open(self) -> bool:
+        return self._open_ok
+
+    def open(self) -> Transport:
+        with self._lock:
+            if self._open_ok:
+                return self
+            self._log("note", f"open {self.kind}")
+            try:
+                self._open()
+            except (TimeoutError, ConnectionError, OSError) as err:
+                self._log("error", f"open failed: {err}")
+                raise InstrumentDisconnected(
+                    f"cannot open connection: {_reason(err)}",
+                    instrument=self.name,
+                    resource=self.resource,
+                    hint="is the instrument powered and connected (or the simulated lab running)? "
+                    "check the resource address in the fixture",
+                ) from None
+            self._open_ok = True
+            self._stale = False
+            return self
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._open_ok:
+                return
+            self._open_ok = False
+            try:
+                self._close()
+            except (OSError, ConnectionError, TimeoutError):
+                pass
+            self._log("note", "closed")
+
+    def write(self, command: str) -> None:
+        with self._lock:
+            self._ensure_open(command)
+            self._log("write", command)
+            self._guard(command, lambda: self._write(command), replay=False)
+
+    def query(self, command: str) -> str:
+        with self._lock:
+            self._ensure_open(command)
+            self._log("query", command)
+            start = time.monotonic()
+            reply = self._guard(command, lambda: self._query(command), replay=True)
+            self._log("reply", reply, elapsed_s=round(time.monotonic() - start, 6))
+            return reply
+
+    def read(self) -> str:
+        """Read one more reply line (for instruments that answer in several lines)."""
+        with self._lock:
+            self._ensure_open("<read>")
+            reply = self._guard("<read>", self._read, replay=False)
+            self._log("reply", reply)
+            return reply
+
+    def reconnect(self) -> bool:
+        """Close and reopen, at most ``reconnect_attempts`` times. True when open again."""
+        with self._lock:
+            for attempt in range(1, self.reconnect_attempts + 1):
+                self._log("note", f"reconnect attempt {attempt}/{self.reconnect_attempts}")
+                self._open_ok = False
+                try:
+                    self._close()
+                except (OSError, ConnectionError, TimeoutError):
+                    pass
+                if self.reconnect_delay:
+                    time.sleep(self.reconnect_delay * attempt)
+                try:
+                    self._open()
+                except (TimeoutError, ConnectionError, OSError) as err:
+                    self._log("error", f"reconnect failed: {err}")
+                    continue
+                self._open_ok = True
+                self._stale = False
+                self._log("note", "reconnected (no command replayed, no state restored)")
+                return True
+            return False
+
+    def __enter__(self) -> Transport:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} {self.resource}>"
+
+    # ------------------------------------------------------------ subclass hooks
+    @abstractmethod
+    def _open(self) -> None: ...
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    @abstractmethod
+    def _write(self, command: str) -> None: ...
+
+    @abstractmethod
+    def _read(self) -> str: ...
+
+    def _query(self, command: str) -> str:
+        self._write(command)
+        return self._read()
+
+    def _flush_input(self) -> None:
+        """Drop late replies after a timeout (subclasses that can, do)."""
+        return None
+
+    # ------------------------------------------------------------------ helpers
+    def _ensure_open(self, command: str) -> None:
+        if not self._open_ok:
+            self.open()
+        if self._stale:
+            self._stale = False
+            try:
+                self._flush_input()
+            except (OSError, ConnectionError, TimeoutError):
+                pass
+
+    def _guard(self, command: str, action, *, replay: bool):
+        try:
+            return action()
+        except InstrumentError:
+            raise
+        except TimeoutError as err:
+            self._stale = True
+            self._log("error", f"timeout after {self.timeout:g} s: {err}")
+            raise InstrumentTimeout(
+                f"no answer within {self.timeout:g} s",
+                instrument=self.name,
+                resource=self.resource,
+                command=command,
+                hint="the instrument is hung, busy or disconnected; check it and its timeout in the fixture",
+            ) from None
+        except (ConnectionError, OSError) as err:
+            self._log("error", f"connection lost: {err}")
+            if self.reconnect() and replay:
+                self._log("note", f"query {command!r} sent again after reconnect")
+                try:
+                    return action()
+                except TimeoutError:
+                    self._stale = True
+                    raise InstrumentTimeout(
+                        f"no answer within {self.timeout:g} s after reconnect",
+                        instrument=self.name,
+                        resource=self.resource,
+                        command=command,
+                    ) from None
+                except (ConnectionError, OSError) as err2:
+                    err = err2
+            raise InstrumentDisconnected(
+                f"connection lost: {_reason(err)}",
+                instrument=self.name,
+                resource=self.resource,
+                command=command,
+                hint="check the cable/network; labctl never replays a write after a reconnect",
+            ) from None
+
+    def _log(self, kind: str, text: str, **extra: Any) -> None:
+        if self.session_log is not None:
+            self.session_log.record(self.name, self.resource, kind, text, **extra)
+
+
+def _reason(err: BaseException) -> str:
+    text = str(err).strip()
+    return text or type(err).__name__

@@ -1,0 +1,71 @@
+"""Serial transport over pyserial (device paths such as /dev/ttyUSB0, COM3, or a pty)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from labctl.instruments.transports.base import Transport
+
+
+class SerialTransport(Transport):
+    kind = "serial"
+
+    def __init__(self, resource: str, **kw: Any) -> None:
+        super().__init__(resource, **kw)
+        self._port: Any = None
+
+    def _open(self) -> None:
+        import serial
+
+        opts = self.options
+        try:
+            self._port = serial.serial_for_url(
+                self.resource,
+                baudrate=int(opts.get("baud_rate", 9600)),
+                bytesize=int(opts.get("data_bits", 8)),
+                parity=str(opts.get("parity", "N"))[:1].upper(),
+                stopbits=float(opts.get("stop_bits", 1)),
+                timeout=min(self.timeout, 0.1),
+                write_timeout=self.timeout,
+                exclusive=bool(opts.get("exclusive", False)) or None,
+            )
+        except (serial.SerialException, ValueError, OSError) as err:
+            raise ConnectionError(str(err)) from None
+        self._port.reset_input_buffer()
+
+    def _close(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            port.close()
+
+    def _write(self, command: str) -> None:
+        import serial
+
+        try:
+            self._port.write((command + self.write_termination).encode())
+            self._port.flush()
+        except serial.SerialTimeoutException as err:
+            raise TimeoutError(str(err)) from None
+        except (serial.SerialException, OSError) as err:
+            raise ConnectionError(str(err)) from None
+
+    def _read(self) -> str:
+        import serial
+
+        term = self.read_termination.encode() or b"\n"
+        buf = bytearray()
+        deadline = time.monotonic() + self.timeout
+        try:
+            while time.monotonic() < deadline:
+                chunk = self._port.read_until(term)
+                buf += chunk
+                if buf.endswith(term):
+                    return buf[: -len(term)].decode(errors="replace").rstrip("\r")
+        except (serial.SerialException, OSError) as err:
+            raise ConnectionError(str(err)) from None
+        raise TimeoutError(f"no complete line (got {bytes(buf)!r})")
+
+    def _flush_input(self) -> None:
+        if self._port is not None:
+            self._port.reset_input_buffer()

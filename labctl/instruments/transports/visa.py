@@ -1,0 +1,146 @@
+"""VISA transport: pyvisa with the pure-Python pyvisa-py backend by default.
+
+``backend`` selects another VISA library ("@py" default, "@ivi" or a path for NI-VISA /
+Keysight IO Libraries, "file.yaml@sim" for pyvisa-sim). Works for TCPIP INSTR and SOCKET,
+USB, GPIB and ASRL resources alike.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any
+
+from labctl.instruments.transports.base import Transport
+
+_RMS: dict[str, Any] = {}
+_RM_LOCK = threading.Lock()
+
+
+def resource_manager(backend: str = "@py") -> Any:
+    """One shared pyvisa ResourceManager per backend."""
+    import pyvisa
+
+    with _RM_LOCK:
+        if backend not in _RMS:
+            _RMS[backend] = pyvisa.ResourceManager(backend)
+        return _RMS[backend]
+
+
+_SERIAL_OPTIONS = ("baud_rate", "data_bits", "stop_bits", "parity", "flow_control")
+
+
+class VisaTransport(Transport):
+    kind = "visa"
+
+    def __init__(self, resource: str, *, backend: str = "@py", **kw: Any) -> None:
+        super().__init__(resource, **kw)
+        self.backend = backend
+        self._inst: Any = None
+
+    def _open(self) -> None:
+        import pyvisa
+
+        ms = max(1, int(self.timeout * 1000))
+        try:
+            inst = resource_manager(self.backend).open_resource(self.resource, open_timeout=ms)
+        except pyvisa.errors.VisaIOError as err:
+            raise _translate(err) from None
+        except ValueError as err:  # malformed resource string
+            raise ConnectionError(f"bad resource string: {err}") from None
+        inst.timeout = ms
+        inst.read_termination = self.read_termination
+        inst.write_termination = self.write_termination
+        if self.resource.upper().startswith("ASRL"):
+            for key in _SERIAL_OPTIONS:
+                if key in self.options:
+                    setattr(inst, key, self.options[key])
+        self._inst = inst
+        if self._socket() is not None:
+            self._check_connected()
+
+    def _close(self) -> None:
+        inst, self._inst = self._inst, None
+        if inst is not None:
+            inst.close()
+
+    def _write(self, command: str) -> None:
+        import pyvisa
+
+        try:
+            self._inst.write(command)
+        except pyvisa.errors.VisaIOError as err:
+            raise _translate(err) from None
+
+    def _read(self) -> str:
+        import pyvisa
+
+        try:
+            return self._inst.read().rstrip("\r\n")
+        except pyvisa.errors.VisaIOError as err:
+            exc = _translate(err)
+            if isinstance(exc, TimeoutError) and self._peer_closed():
+                raise ConnectionError("the instrument closed the connection") from None
+            raise exc from None
+
+    def _flush_input(self) -> None:
+        sock = self._socket()
+        if sock is None:
+            return
+        # pyvisa-py keeps bytes after a terminator in a pending buffer; drop it too.
+        session = self._session()
+        if session is not None and hasattr(session, "_pending_buffer"):
+            session._pending_buffer.clear()
+        sock.setblocking(False)
+        try:
+            while sock.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+        finally:
+            sock.setblocking(True)
+
+    # pyvisa-py internals, used only when present (other backends simply skip these checks).
+    def _session(self) -> Any:
+        if self._inst is None:
+            return None
+        sessions = getattr(self._inst.visalib, "sessions", None)
+        return sessions.get(self._inst.session) if isinstance(sessions, dict) else None
+
+    def _socket(self) -> socket.socket | None:
+        session = self._session()
+        sock = getattr(session, "interface", None)
+        return sock if isinstance(sock, socket.socket) else None
+
+    def _check_connected(self) -> None:
+        sock = self._socket()
+        if sock is None:
+            return
+        error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if error:
+            raise ConnectionRefusedError(error, f"connection refused ({socket.errno.errorcode.get(error, error)})")
+        try:
+            sock.getpeername()
+        except OSError:
+            raise ConnectionRefusedError("connection refused: nothing is listening at this address") from None
+
+    def _peer_closed(self) -> bool:
+        sock = self._socket()
+        if sock is None:
+            return False
+        try:
+            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+
+
+def _translate(err: Any) -> Exception:
+    """A pyvisa VisaIOError as the builtin TimeoutError or ConnectionError."""
+    from pyvisa import constants
+
+    code = getattr(err, "error_code", None)
+    if code == constants.StatusCode.error_timeout:
+        return TimeoutError(str(err))
+    return ConnectionError(str(err))
