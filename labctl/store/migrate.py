@@ -1,0 +1,65 @@
+"""Bring a database to the current schema: Alembic migrations, applied when a store opens.
+
+Opening is cheap when the schema is current (one SELECT of the version table); Alembic is
+imported only when something must be migrated. Concurrent openers are serialised: on SQLite
+by the write lock (``BEGIN IMMEDIATE``), on PostgreSQL by an advisory transaction lock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection, Engine
+
+from labctl.errors import StoreError
+
+HEAD = "0001"  # the newest revision in migrations/versions (a unit test checks it)
+KNOWN = ("0001",)
+VERSION_TABLE = "alembic_version"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_PG_LOCK_KEY = 0x6C616263746C  # "labctl"
+
+
+def current_revision(conn: Connection) -> str | None:
+    if not inspect(conn).has_table(VERSION_TABLE):
+        return None
+    return conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+
+
+def alembic_config(conn: Connection | None = None):  # -> alembic.config.Config
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    if conn is not None:
+        cfg.attributes["connection"] = conn
+    return cfg
+
+
+def upgrade(engine: Engine, where: str) -> None:
+    """Migrate ``engine``'s database to :data:`HEAD` (no-op when it is current)."""
+    with engine.connect() as conn:
+        rev = current_revision(conn)
+        conn.rollback()
+    if rev == HEAD:
+        return
+    _check_known(rev, where)
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
+        rev = current_revision(conn)  # another process may have migrated meanwhile
+        if rev == HEAD:
+            return
+        _check_known(rev, where)
+        from alembic import command
+
+        command.upgrade(alembic_config(conn), "head")
+
+
+def _check_known(rev: str | None, where: str) -> None:
+    if rev is not None and rev not in KNOWN:
+        raise StoreError(
+            f"the results database {where} has schema revision {rev!r}, newer than this labctl knows",
+            hint="upgrade labctl (pip install -U labctl) or point --db at another database",
+        )

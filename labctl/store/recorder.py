@@ -1,0 +1,243 @@
+"""The recorder: the store's subscriber on the engine's event bus.
+
+Durability (what is committed when ``publish`` returns):
+
+* ``RunStarted``: the run row (status ``running``, owner host/pid, heartbeat) at once;
+* ``StepEnded``: the step's measurements, verdict and everything else pending, in one
+  transaction, so a step is safe before the next step sends its first instrument command;
+* ``PromptAsked`` / ``PromptAnswered`` / ``RunEnded``: at once;
+* samples, logs, step starts, instrument errors, attachments, instrument I/O: batched and
+  flushed at least every ``flush_interval`` (1 s) by a background thread, and at step end.
+
+Measurements of a step are held until its end: a step cut off by a crash leaves none, so
+re-running it on resume never duplicates a measurement.
+
+While a run is open, the background thread refreshes its heartbeat every
+``heartbeat_interval`` seconds. If the database fails (PostgreSQL unreachable, disk error),
+the recorder spools every later batch to a local journal (:mod:`labctl.store.spool`) and
+:attr:`Recorder.saved` turns False: the engine must not report ``passed`` then.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from labctl.engine import events as ev
+from labctl.errors import StoreError
+from labctl.store.sink import Batch, DbSink
+from labctl.store.spool import Spool
+from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL, Store
+
+_IMMEDIATE = (ev.PromptAsked, ev.PromptAnswered)
+
+
+@dataclass
+class _Run:
+    run_id: str
+    session: int
+    started: tuple[int, ev.RunStarted]
+    seq: int = 0
+    pending: list[tuple[int, ev.Event]] = field(default_factory=list)
+    measurements: list[tuple[int, ev.Event]] = field(default_factory=list)
+    io: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    open_steps: dict[str, tuple[int, ev.StepStarted]] = field(default_factory=dict)
+    last_flush: float = field(default_factory=time.monotonic)
+    spool_prologue_done: bool = False
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+
+class Recorder:
+    """``Recorder(store)`` is a subscriber: ``bus.subscribe(Recorder(store))``.
+
+    One recorder can follow several runs at once (events are routed by ``run_id``).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        spool_path: str | os.PathLike[str] | None = None,
+        heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
+        flush_interval: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.spool_path = spool_path
+        self.heartbeat_interval = heartbeat_interval
+        self.flush_interval = flush_interval
+        self._sink = DbSink(store, heartbeat_interval=heartbeat_interval)
+        self._spool: Spool | None = None
+        self._runs: dict[str, _Run] = {}
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._keeper: threading.Thread | None = None
+        self.spooled = False  # some results went to the local spool instead of the database
+        self.lost = False  # some results could be written nowhere
+        self.problem: str | None = None
+
+    # -- status the engine reads -------------------------------------------------------------
+
+    @property
+    def saved(self) -> bool:
+        """True while every committed result is in the database itself (not spooled, not lost)."""
+        return not self.spooled and not self.lost
+
+    @property
+    def spool(self) -> Spool | None:
+        return self._spool
+
+    # -- the subscriber ----------------------------------------------------------------------
+
+    def __call__(self, event: ev.Event) -> None:
+        with self._lock:
+            if isinstance(event, ev.RunStarted):
+                self._run_started(event)
+                return
+            run = self._runs.get(event.run_id)
+            if run is None:
+                raise StoreError(f"event {event.kind} for run {event.run_id!r}, which has not started here")
+            seq = run.next_seq()
+            if isinstance(event, ev.MeasurementRecorded):
+                run.measurements.append((seq, event))
+                return
+            run.pending.append((seq, event))
+            if isinstance(event, ev.StepStarted):
+                run.open_steps[event.step_key] = (seq, event)
+            elif isinstance(event, ev.StepEnded):
+                self._flush(run, with_measurements=True)
+                run.open_steps.pop(event.step_key, None)
+            elif isinstance(event, ev.RunEnded):
+                self._flush(run, with_measurements=True)
+                del self._runs[run.run_id]
+                if not self._runs:
+                    self._stop_keeper()
+            elif isinstance(event, _IMMEDIATE) or time.monotonic() - run.last_flush >= self.flush_interval:
+                self._flush(run, with_measurements=False)
+
+    def add_session_log(self, run_id: str, records: list[dict[str, Any]], step_key: str | None = None) -> None:
+        """Queue instrument I/O records (``SessionLog.records``) for the run; flushed like samples."""
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is None:
+                raise StoreError(f"run {run_id!r} is not open in this recorder")
+            for rec in records:
+                run.io.append((run.next_seq(), {"step_key": step_key, **rec} if step_key else rec))
+
+    def flush(self) -> None:
+        """Commit everything pending except measurements of unfinished steps."""
+        with self._lock:
+            for run in list(self._runs.values()):
+                self._flush(run, with_measurements=False)
+
+    def close(self) -> None:
+        """Flush and stop the background thread (runs still open stay ``running``)."""
+        self.flush()
+        self._stop_keeper()
+        if self._spool is not None:
+            self._spool.close()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _run_started(self, e: ev.RunStarted) -> None:
+        if e.run_id in self._runs:
+            raise StoreError(f"run {e.run_id} started twice in one recorder")
+        continuing = e.resumed_from == e.run_id
+        try:
+            session = self.store.next_session(e.run_id)
+        except SQLAlchemyError as exc:
+            if continuing:
+                raise StoreError(f"cannot resume run {e.run_id}: the results database is unreachable") from exc
+            session = 0
+        if session > 0 and not continuing:
+            raise StoreError(
+                f"run id {e.run_id} already exists in {self.store.display_url}",
+                hint="a new run needs a new id; to continue a run set resumed_from to its id",
+            )
+        run = _Run(e.run_id, session, (0, e))
+        self._runs[e.run_id] = run
+        self._commit(run, Batch(e.run_id, session, [(0, e)]))
+        self._start_keeper()
+
+    def _flush(self, run: _Run, *, with_measurements: bool) -> None:
+        items = run.pending
+        if with_measurements and run.measurements:
+            items = items + run.measurements
+            run.measurements = []
+        run.pending = []
+        io, run.io = run.io, []
+        run.last_flush = time.monotonic()
+        if items or io:
+            self._commit(run, Batch(run.run_id, run.session, items, io))
+
+    def _commit(self, run: _Run, batch: Batch) -> None:
+        if not self.spooled:
+            for attempt in (1, 2):  # one retry on a fresh connection (the pool drops dead ones)
+                try:
+                    self._sink.write(batch)
+                    return
+                except SQLAlchemyError as exc:
+                    if attempt == 2:
+                        self.spooled = True
+                        self.problem = f"results database {self.store.display_url} failed: {exc.__class__.__name__}: {str(exc).splitlines()[0]}"
+        self._to_spool(run, batch)
+
+    def _to_spool(self, run: _Run, batch: Batch) -> None:
+        try:
+            if self._spool is None:
+                self._spool = Spool(self.spool_path)
+            if not run.spool_prologue_done:
+                # Enough context for the replay to stand alone (it is idempotent).
+                prologue = [run.started, *run.open_steps.values()]
+                batch = Batch(batch.run_id, batch.session,
+                              [p for p in prologue if p not in batch.items] + batch.items, batch.io_records)
+            self._spool.append(self.store.display_url, batch)
+            run.spool_prologue_done = True
+        except Exception as exc:
+            self.lost = True
+            self.problem = f"results could not be saved anywhere: {exc}"
+            raise StoreError(self.problem, hint="check the disk holding the spool journal") from exc
+
+    # -- background: sample flush and heartbeat -------------------------------------------------
+
+    def _start_keeper(self) -> None:
+        if self._keeper is not None and self._keeper.is_alive():
+            return
+        self._stop.clear()
+        self._keeper = threading.Thread(target=self._keep, name="labctl-recorder", daemon=True)
+        self._keeper.start()
+
+    def _stop_keeper(self) -> None:
+        self._stop.set()
+        keeper = self._keeper
+        if keeper is not None and keeper is not threading.current_thread():
+            keeper.join(timeout=30)
+        self._keeper = None
+
+    def _keep(self) -> None:
+        tick = min(self.flush_interval, self.heartbeat_interval) / 2
+        last_beat = time.monotonic()
+        while not self._stop.wait(tick):
+            now = time.monotonic()
+            with self._lock:
+                runs = list(self._runs.values())
+                for run in runs:
+                    if (run.pending or run.io) and now - run.last_flush >= self.flush_interval:
+                        try:
+                            self._flush(run, with_measurements=False)
+                        except StoreError:
+                            pass  # recorded in self.problem; the engine sees `saved` is False
+            if now - last_beat >= self.heartbeat_interval and not self.spooled:
+                last_beat = now
+                for run in runs:
+                    try:
+                        self.store.touch_heartbeat(run.run_id, run.started[1].pid)
+                    except SQLAlchemyError:
+                        pass  # the next batch write will notice and spool

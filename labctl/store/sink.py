@@ -1,0 +1,288 @@
+"""Turn batches of events into rows, in one transaction per batch, idempotently.
+
+A :class:`Batch` is what the recorder commits at one durability point (a step end, a sample
+flush, the run start). Every row has a natural key (run, session, event sequence number),
+inserts use ``ON CONFLICT DO NOTHING`` and updates set absolute values, so writing the same
+batch twice (a retry, a replayed spool journal) changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Table, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from labctl.engine import events as ev
+from labctl.store.owner import process_token, this_host
+from labctl.store.schema import (
+    attachments,
+    instrument_errors,
+    instruments,
+    io_log,
+    logs,
+    measurements,
+    prompts,
+    run_sessions,
+    runs,
+    samples,
+    steps,
+)
+from labctl.store.store import Store, split_step_key
+
+ATTACHMENT_MAX_BYTES = 32 * 1024 * 1024  # larger files are recorded by path and hash only
+_NO_LIMITS = (None,) * 8
+_NO_LABELS = (None,) * 5
+# Bulk rows go straight to the driver's executemany (SQLAlchemy's per-row processing would
+# halve the write rate). Column order matches the tuples built below.
+_MEASUREMENT_COLUMNS = (
+    "step_ref", "run_id", "seq", "name", "value", "value_text", "unit", "low", "high", "nominal",
+    "marginal_low", "marginal_high", "limit_equals", "limit_regex", "limit_text", "verdict",
+    "lane", "rail", "channel", "sensor", "labels", "t",
+)
+_SAMPLE_COLUMNS = ("step_ref", "run_id", "seq", "series", "value", "unit", "t")
+
+
+def _bulk_sql(table: str, columns: tuple[str, ...], dialect: str) -> str:
+    mark = "?" if dialect == "sqlite" else "%s"
+    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
+            " ON CONFLICT DO NOTHING")
+
+
+@dataclass
+class Batch:
+    run_id: str
+    session: int
+    items: list[tuple[int, ev.Event]] = field(default_factory=list)
+    io_records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy (paths, quantities and other objects become strings)."""
+    return json.loads(json.dumps(value, default=str)) if value is not None else None
+
+
+class DbSink:
+    """Writes batches into a :class:`Store`. Keeps a cache of step row ids."""
+
+    def __init__(self, store: Store, *, heartbeat_interval: float) -> None:
+        self.store = store
+        self.heartbeat_interval = heartbeat_interval
+        self._steps: dict[tuple[str, int, str], int] = {}
+        self._labels_json: dict[tuple[tuple[str, str], ...], str] = {}
+        self._bulk = {
+            "measurements": _bulk_sql("measurements", _MEASUREMENT_COLUMNS, store.dialect),
+            "samples": _bulk_sql("samples", _SAMPLE_COLUMNS, store.dialect),
+        }
+        mod = sqlite if store.dialect == "sqlite" else postgresql
+        self._insert_stmts = {t.name: mod.insert(t).on_conflict_do_nothing() for t in (
+            runs, run_sessions, instruments, steps, measurements, samples, logs, prompts,
+            instrument_errors, attachments, io_log)}
+
+    def _ins(self, table: Table) -> Any:
+        return self._insert_stmts[table.name]
+
+    def write(self, batch: Batch) -> None:
+        with self.store.engine.begin() as conn:
+            self._write(conn, batch)
+
+    # -- the three phases: parents, children (bulk), updates ------------------------------
+
+    def _write(self, conn: Connection, b: Batch) -> None:
+        children: dict[str, list[Any]] = defaultdict(list)
+        later: list[tuple[int, ev.Event]] = []
+        for seq, e in b.items:
+            kind = type(e)
+            if kind is ev.MeasurementRecorded:
+                children["measurements"].append(self._measurement(conn, b, seq, e))  # type: ignore[arg-type]
+            elif kind is ev.SampleRecorded:
+                children["samples"].append((
+                    self._step_ref(conn, b, e.step_key, e.time), b.run_id,  # type: ignore[attr-defined]
+                    seq, e.series, e.value, e.unit, e.time))  # type: ignore[attr-defined]
+            elif kind is ev.StepStarted:
+                self._step_started(conn, b, seq, e)  # type: ignore[arg-type]
+            elif kind is ev.RunStarted:
+                self._run_started(conn, b, e)  # type: ignore[arg-type]
+            elif kind is ev.LogMessage:
+                children["logs"].append(self._child(b, seq, e, level=e.level, message=e.message))  # type: ignore[attr-defined]
+            elif kind is ev.PromptAsked:
+                children["prompts"].append(self._child(
+                    b, seq, e, prompt_id=e.prompt_id, text=e.text, choices=list(e.choices),  # type: ignore[attr-defined]
+                    answer=None, answer_source=None, answered_at=None))
+            elif kind is ev.InstrumentErrorReported:
+                children["instrument_errors"].append(self._child(
+                    b, seq, e, role=e.role, code=e.code, message=e.message))  # type: ignore[attr-defined]
+            elif kind is ev.AttachmentAdded:
+                children["attachments"].append(self._attachment(b, seq, e))  # type: ignore[arg-type]
+            elif kind in (ev.StepEnded, ev.PromptAnswered, ev.RunEnded):
+                later.append((seq, e))
+            # Progress is transient (live views only): not stored.
+        for seq, rec in b.io_records:
+            children["io_log"].append({
+                "run_id": b.run_id, "session": b.session, "seq": seq, "step_key": rec.get("step_key"),
+                "t": float(rec.get("t", 0.0)), "instrument": str(rec.get("instrument", "")),
+                "resource": str(rec.get("resource", "")), "kind": str(rec.get("kind", "")),
+                "text": str(rec.get("text", "")), "elapsed_s": rec.get("elapsed_s"),
+            })
+        tables = {t.name: t for t in (measurements, samples, logs, prompts, instrument_errors, attachments, io_log)}
+        for name, rows in children.items():
+            if name in self._bulk:
+                conn.exec_driver_sql(self._bulk[name], rows)
+            else:
+                conn.execute(self._ins(tables[name]), rows)
+        for _seq, e in later:
+            if isinstance(e, ev.StepEnded):
+                conn.execute(
+                    update(steps).where(steps.c.id == self._step_ref(conn, b, e.step_key, e.time))
+                    .values(outcome=e.outcome.value, message=e.message, ended_at=e.time, duration=e.duration)
+                )
+            elif isinstance(e, ev.PromptAnswered):
+                conn.execute(
+                    update(prompts)
+                    .where(prompts.c.run_id == b.run_id, prompts.c.session == b.session,
+                           prompts.c.prompt_id == e.prompt_id)
+                    .values(answer=e.answer, answer_source=e.source, answered_at=e.time)
+                )
+            elif isinstance(e, ev.RunEnded):
+                self._run_ended(conn, b, e)
+
+    def _child(self, b: Batch, seq: int, e: ev.Event, **values: Any) -> dict[str, Any]:
+        return {"run_id": b.run_id, "session": b.session, "seq": seq,
+                "step_key": getattr(e, "step_key", None), "t": e.time, **values}
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def _run_started(self, conn: Connection, b: Batch, e: ev.RunStarted) -> None:
+        have_session = conn.execute(
+            select(run_sessions.c.session)
+            .where(run_sessions.c.run_id == b.run_id, run_sessions.c.session == b.session)
+        ).first()
+        if have_session is not None:
+            return  # replayed: already recorded
+        existing = conn.execute(select(runs.c.plan_hash, runs.c.sessions).where(runs.c.id == b.run_id)).first()
+        owner = {
+            "host": e.host, "pid": e.pid, "heartbeat_at": e.time,
+            "owner_token": process_token(e.pid) if e.host == this_host() else "",
+            "heartbeat_interval": self.heartbeat_interval, "labctl_version": e.labctl_version,
+        }
+        if existing is None:
+            conn.execute(self._ins(runs), [{
+                "id": b.run_id, "plan_name": e.plan_name, "plan_version": e.plan_version,
+                "plan_hash": e.plan_hash, "plan_path": e.plan_path, "plan_text": e.plan_text,
+                "station": e.station, "slot": e.slot, "dut_serial": e.dut_serial,
+                "operator": e.operator, "parameters": _plain(e.parameters), "corners": _plain(e.corners),
+                "started_at": e.time, "ended_at": None, "outcome": "running", "message": "",
+                "resumed_from": e.resumed_from if e.resumed_from != b.run_id else None,
+                "sessions": b.session + 1, **owner,
+            }])
+            changed = False
+        else:
+            changed = existing.plan_hash != e.plan_hash
+            conn.execute(
+                update(runs).where(runs.c.id == b.run_id)
+                .values(outcome="running", ended_at=None, message="",
+                        sessions=max(existing.sessions, b.session + 1), **owner)
+            )
+        conn.execute(self._ins(run_sessions), [{
+            "run_id": b.run_id, "session": b.session, "started_at": e.time, "ended_at": None,
+            "outcome": None, "host": e.host, "pid": e.pid, "labctl_version": e.labctl_version,
+            "plan_hash": e.plan_hash, "plan_changed": changed, "plan_text": e.plan_text if changed else None,
+        }])
+        if e.instruments:
+            conn.execute(self._ins(instruments), [{
+                "run_id": b.run_id, "session": b.session, "role": i.role, "driver": i.driver,
+                "resource": i.resource, "idn": i.idn, "asset_serial": i.asset_serial,
+                "calibration_due": i.calibration_due,
+            } for i in e.instruments])
+
+    def _run_ended(self, conn: Connection, b: Batch, e: ev.RunEnded) -> None:
+        conn.execute(
+            update(run_sessions)
+            .where(run_sessions.c.run_id == b.run_id, run_sessions.c.session == b.session)
+            .values(outcome=e.outcome.value, ended_at=e.time)
+        )
+        # Only the latest session decides the run's outcome (a late sync of an old one must not).
+        conn.execute(
+            update(runs).where(runs.c.id == b.run_id, runs.c.sessions == b.session + 1)
+            .values(outcome=e.outcome.value, ended_at=e.time, message=e.message)
+        )
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def _step_started(self, conn: Connection, b: Batch, seq: int, e: ev.StepStarted) -> None:
+        conn.execute(self._ins(steps), [{
+            "run_id": b.run_id, "session": b.session, "seq": seq, "step_key": e.step_key,
+            "step_id": e.step_id, "step_group": e.group, "check_name": e.check,
+            "corner": _plain(e.corner) or None, "corner_index": e.corner_index, "attempt": e.attempt,
+            "tags": list(e.tags) or None, "started_at": e.time, "ended_at": None, "duration": None,
+            "outcome": None, "message": "",
+        }])
+        self._steps.pop((b.run_id, b.session, e.step_key), None)
+
+    def _step_ref(self, conn: Connection, b: Batch, step_key: str, t: float) -> int:
+        key = (b.run_id, b.session, step_key)
+        ref = self._steps.get(key)
+        if ref is None:
+            q = select(steps.c.id).where(steps.c.run_id == b.run_id, steps.c.session == b.session,
+                                         steps.c.step_key == step_key)
+            ref = conn.execute(q).scalar()
+            if ref is None:  # data for a step that never announced itself: keep it anyway
+                logical, attempt = split_step_key(step_key)
+                group, _, step_id = logical.partition("/")
+                self._step_started(conn, b, -1, ev.StepStarted(
+                    run_id=b.run_id, time=t, step_key=step_key, step_id=step_id or logical,
+                    group=group if step_id else "steps", check="", attempt=attempt))
+                ref = conn.execute(q).scalar()
+            self._steps[key] = ref
+        return ref
+
+    def _measurement(self, conn: Connection, b: Batch, seq: int, e: ev.MeasurementRecorded) -> tuple[Any, ...]:
+        v = e.value
+        if isinstance(v, bool):
+            num, txt = float(v), "true" if v else "false"
+        elif isinstance(v, int | float):
+            num = float(v)
+            txt = None if math.isfinite(num) else repr(num)
+            num = num if txt is None else None
+        elif v is None:
+            num, txt = None, None
+        else:
+            num, txt = None, str(v)
+        lim = e.limits
+        labels = e.labels
+        if lim is None:
+            lim_cols: tuple[Any, ...] = _NO_LIMITS
+        else:
+            equals = json.dumps(lim.equals, default=str) if lim.equals is not None else None
+            lim_cols = (lim.low, lim.high, lim.nominal, lim.marginal_low, lim.marginal_high,
+                        equals, lim.regex, lim.text)
+        if labels:
+            key = tuple(labels.items())
+            labels_json = self._labels_json.get(key)
+            if labels_json is None:
+                labels_json = self._labels_json[key] = json.dumps(labels)
+            lab = (labels.get("lane"), labels.get("rail"), labels.get("channel"), labels.get("sensor"), labels_json)
+        else:
+            lab = _NO_LABELS
+        return (self._step_ref(conn, b, e.step_key, e.time), b.run_id, seq, e.name, num, txt, e.unit,
+                *lim_cols, e.verdict.value, *lab, e.time)
+
+    def _attachment(self, b: Batch, seq: int, e: ev.AttachmentAdded) -> dict[str, Any]:
+        size = digest = content = None
+        path = Path(e.path)
+        try:
+            size = path.stat().st_size
+            data = path.read_bytes() if size <= ATTACHMENT_MAX_BYTES else None
+            if data is not None:
+                digest, content = hashlib.sha256(data).hexdigest(), data
+        except OSError:
+            pass  # the file is gone: keep the record of it
+        return self._child(b, seq, e, name=e.name, media_type=e.media_type, path=e.path,
+                           size=size, sha256=digest, content=content)

@@ -1,0 +1,130 @@
+"""The local spool journal: results kept on this machine while the central database is down.
+
+When the recorder cannot write to its database it appends each batch of events (exactly
+what it would have committed there) to a small SQLite file, durably. ``labctl sync`` replays
+the batches, in order, into the database they were meant for, then deletes them. Writes
+are idempotent, so a sync interrupted half-way can simply be run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labctl.store.codec import event_from_json, event_to_json
+from labctl.store.location import default_spool_path
+from labctl.store.sink import Batch, DbSink
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    target TEXT NOT NULL,      -- the database URL the batch was meant for (no password)
+    run_id TEXT NOT NULL,
+    session INTEGER NOT NULL,
+    batch TEXT NOT NULL,       -- entries of one batch are committed and replayed together
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,        -- 'event' or 'io'
+    body TEXT NOT NULL,
+    spooled_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+);
+CREATE INDEX IF NOT EXISTS entries_target ON entries (target, id);
+"""
+
+
+@dataclass
+class SyncReport:
+    batches: int = 0
+    events: int = 0
+    runs: set[str] = field(default_factory=set)
+    left: int = 0  # entries still in the journal (for other targets)
+
+
+class Spool:
+    """One spool journal file (default: ``$LABCTL_HOME/spool.db``)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_spool_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = FULL")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def append(self, target: str, batch: Batch) -> None:
+        """Durably append one batch (a single transaction)."""
+        batch_id = uuid.uuid4().hex
+        rows: list[tuple[Any, ...]] = [
+            (target, batch.run_id, batch.session, batch_id, seq, "event", event_to_json(e))
+            for seq, e in batch.items
+        ]
+        rows += [
+            (target, batch.run_id, batch.session, batch_id, seq, "io", json.dumps(rec, default=str))
+            for seq, rec in batch.io_records
+        ]
+        with self._transaction():
+            self._conn.executemany(
+                "INSERT INTO entries (target, run_id, session, batch, seq, kind, body) VALUES (?,?,?,?,?,?,?)",
+                rows,
+            )
+
+    def pending(self) -> list[tuple[str, str, int]]:
+        """``(target, run_id, entries)`` waiting to be synced."""
+        return [tuple(r) for r in self._conn.execute(
+            "SELECT target, run_id, count(*) FROM entries GROUP BY target, run_id ORDER BY min(id)")]
+
+    def targets(self) -> list[str]:
+        return [r[0] for r in self._conn.execute("SELECT DISTINCT target FROM entries ORDER BY target")]
+
+    def _batches(self, target: str | None) -> Iterator[tuple[str, Batch]]:
+        sql = "SELECT batch, run_id, session, seq, kind, body FROM entries"
+        args: tuple[Any, ...] = ()
+        if target is not None:
+            sql, args = sql + " WHERE target = ?", (target,)
+        current: tuple[str, Batch] | None = None
+        for batch_id, run_id, session, seq, kind, body in self._conn.execute(sql + " ORDER BY id", args).fetchall():
+            if current is None or current[0] != batch_id:
+                if current is not None:
+                    yield current
+                current = (batch_id, Batch(run_id, session))
+            if kind == "io":
+                current[1].io_records.append((seq, json.loads(body)))
+            else:
+                current[1].items.append((seq, event_from_json(body)))
+        if current is not None:
+            yield current
+
+    def replay(self, sink: DbSink, target: str | None) -> SyncReport:
+        """Write every batch meant for ``target`` (all batches when None) through ``sink``."""
+        report = SyncReport()
+        for batch_id, batch in self._batches(target):
+            sink.write(batch)
+            with self._transaction():
+                self._conn.execute("DELETE FROM entries WHERE batch = ?", (batch_id,))
+            report.batches += 1
+            report.events += len(batch.items) + len(batch.io_records)
+            report.runs.add(batch.run_id)
+        report.left = self._conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+        return report
+
+    def _transaction(self) -> _Tx:
+        return _Tx(self._conn)
+
+
+class _Tx:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -1,0 +1,310 @@
+"""The results store: one database (SQLite file or PostgreSQL), its upkeep, and resume info.
+
+``open_store()`` resolves the location (``--db``, ``$LABCTL_DB``, default file), migrates the
+schema and marks runs whose owner died as ``interrupted``. Writing goes through
+:class:`labctl.store.recorder.Recorder`; reading through :mod:`labctl.store.query`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, event, func, select, update
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import SQLAlchemyError
+
+from labctl.errors import StoreError
+from labctl.store import migrate
+from labctl.store.location import display_url, resolve_db
+from labctl.store.owner import process_alive, this_host
+from labctl.store.schema import run_sessions, runs, steps
+
+DEFAULT_HEARTBEAT_INTERVAL = 5.0
+STALE_FACTOR = 4.0  # a run on another host is dead after STALE_FACTOR × its heartbeat interval
+FINISHED_OUTCOMES = ("PASS", "FAIL", "ERROR", "SKIPPED", "ABORTED")
+INTERRUPTED_STEP = "INTERRUPTED"
+
+
+def split_step_key(step_key: str) -> tuple[str, int]:
+    """``"steps/vout[2]#3"`` -> ``("steps/vout[2]", 3)``; keys without ``#n`` are attempt 1."""
+    base, sep, attempt = step_key.rpartition("#")
+    if sep and attempt.isdigit():
+        return base, int(attempt)
+    return step_key, 1
+
+
+@dataclass(frozen=True)
+class CutOffStep:
+    step_key: str
+    logical_key: str  # the step key without its "#attempt"
+    step_id: str
+    group: str
+    corner_index: int | None
+    attempt: int
+    next_attempt: int  # use this attempt number when the step is re-run
+
+
+@dataclass(frozen=True)
+class ResumeInfo:
+    """What ``labctl resume`` needs to continue a run (see :meth:`Store.resume_info`)."""
+
+    run_id: str
+    outcome: str
+    resumable: bool
+    reason: str
+    plan_name: str
+    plan_version: str
+    plan_path: str
+    plan_hash: str
+    plan_text: str
+    parameters: dict[str, Any]
+    corners: list[dict[str, Any]]
+    station: str
+    slot: str | None
+    dut_serial: str | None
+    operator: str | None
+    next_session: int
+    finished: dict[str, str] = field(default_factory=dict)  # logical step key -> outcome
+    finished_step_keys: frozenset[str] = frozenset()
+    cut_off: tuple[CutOffStep, ...] = ()
+    attempts: dict[str, int] = field(default_factory=dict)  # logical key -> highest attempt seen
+
+    def is_finished(self, step_key: str) -> bool:
+        """Whether the step (any attempt of it) finished in an earlier session."""
+        return split_step_key(step_key)[0] in self.finished
+
+    def next_attempt(self, step_key: str) -> int:
+        return self.attempts.get(split_step_key(step_key)[0], 0) + 1
+
+
+def _sqlite_engines(url: str) -> tuple[Engine, Engine]:
+    path = make_url(url).database
+    if not path or path == ":memory:":
+        raise StoreError("an in-memory SQLite database cannot hold results", hint="give a file path")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+
+    def on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # SQLAlchemy's begin event issues BEGIN itself
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout = 30000")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    engines = []
+    for begin in ("BEGIN IMMEDIATE", "BEGIN"):  # writer takes the write lock up front
+        eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        event.listen(eng, "connect", on_connect)
+        event.listen(eng, "begin", lambda conn, _b=begin: conn.exec_driver_sql(_b))
+        engines.append(eng)
+    return engines[0], engines[1]
+
+
+def _postgres_engine(url: str) -> Engine:
+    connect_args = {
+        "connect_timeout": 10,
+        "application_name": "labctl",
+        "keepalives": 1,
+        "keepalives_idle": 10,
+        "keepalives_interval": 3,
+        "keepalives_count": 3,
+        "tcp_user_timeout": 20000,
+    }
+    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+
+
+class Store:
+    """An open results database. Use :func:`open_store`; close it when done."""
+
+    def __init__(self, url: str, *, mark_interrupted: bool = True) -> None:
+        self.url = url
+        self.display_url = display_url(url)
+        self.dialect = make_url(url).get_backend_name()
+        if self.dialect == "sqlite":
+            self.engine, self.read_engine = _sqlite_engines(url)
+        elif self.dialect == "postgresql":
+            self.engine = self.read_engine = _postgres_engine(url)
+        else:
+            raise StoreError(f"unsupported database {self.display_url}")
+        try:
+            migrate.upgrade(self.engine, self.display_url)
+            if mark_interrupted:
+                self.mark_interrupted()
+        except SQLAlchemyError as exc:
+            self.close()
+            raise StoreError(
+                f"cannot open the results database {self.display_url}: {_reason(exc)}",
+                hint="check --db / $LABCTL_DB, that the server is up and that you may write there",
+            ) from exc
+
+    def close(self) -> None:
+        self.engine.dispose()
+        if self.read_engine is not self.engine:
+            self.read_engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- upkeep -------------------------------------------------------------------------
+
+    def mark_interrupted(self, now: float | None = None) -> list[str]:
+        """Mark runs left ``running`` by a dead owner as ``interrupted``; return their ids.
+
+        On this host the owner is dead when its process is gone (or its pid now belongs to
+        another process); a run of another host is dead when its heartbeat is older than
+        ``STALE_FACTOR`` × its heartbeat interval. A live run is never touched.
+        """
+        now = time.time() if now is None else now
+        host = this_host()
+        marked: list[str] = []
+        with self.read_engine.connect() as conn:
+            rows = conn.execute(
+                select(
+                    runs.c.id, runs.c.host, runs.c.pid, runs.c.owner_token,
+                    runs.c.heartbeat_at, runs.c.heartbeat_interval, runs.c.sessions,
+                ).where(runs.c.outcome == "running")
+            ).all()
+        for r in rows:
+            if r.host == host:
+                if process_alive(r.pid, r.owner_token):
+                    continue
+                why = f"process {r.pid} on {r.host} is gone"
+            elif now - r.heartbeat_at > STALE_FACTOR * r.heartbeat_interval:
+                why = f"no heartbeat from {r.host} (pid {r.pid}) for {now - r.heartbeat_at:.0f} s"
+            else:
+                continue
+            if self._mark_one(r, why):
+                marked.append(r.id)
+        return marked
+
+    def _mark_one(self, r: Any, why: str) -> bool:
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(runs)
+                .where(runs.c.id == r.id, runs.c.outcome == "running", runs.c.pid == r.pid,
+                       runs.c.host == r.host, runs.c.heartbeat_at == r.heartbeat_at)
+                .values(outcome="interrupted", ended_at=r.heartbeat_at,
+                        message=f"interrupted: {why}; last heartbeat kept as end time")
+            )
+            if res.rowcount != 1:
+                return False  # it heartbeated or ended meanwhile
+            conn.execute(
+                update(run_sessions)
+                .where(run_sessions.c.run_id == r.id, run_sessions.c.outcome.is_(None))
+                .values(outcome="interrupted", ended_at=r.heartbeat_at)
+            )
+            conn.execute(
+                update(steps)
+                .where(steps.c.run_id == r.id, steps.c.outcome.is_(None))
+                .values(outcome=INTERRUPTED_STEP, message="cut off: the run was interrupted")
+            )
+        return True
+
+    def touch_heartbeat(self, run_id: str, pid: int, now: float | None = None) -> bool:
+        """Refresh the heartbeat of a run this process owns (False if it is not ours anymore)."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(runs)
+                .where(runs.c.id == run_id, runs.c.pid == pid, runs.c.host == this_host(),
+                       runs.c.outcome == "running")
+                .values(heartbeat_at=time.time() if now is None else now)
+            )
+            return res.rowcount == 1
+
+    def next_session(self, run_id: str) -> int:
+        """0 for a new run, else one more than the sessions already recorded."""
+        with self.read_engine.connect() as conn:
+            n = conn.execute(
+                select(func.max(run_sessions.c.session)).where(run_sessions.c.run_id == run_id)
+            ).scalar()
+        return 0 if n is None else n + 1
+
+    def integrity_check(self) -> str:
+        """``"ok"`` when the database file is sound (SQLite ``PRAGMA integrity_check``)."""
+        with self.read_engine.connect() as conn:
+            if self.dialect == "sqlite":
+                rows = conn.exec_driver_sql("PRAGMA integrity_check").scalars().all()
+                return "ok" if rows == ["ok"] else "; ".join(rows)
+            conn.execute(select(func.count()).select_from(runs)).scalar()
+            return "ok"
+
+    # -- resume ---------------------------------------------------------------------------
+
+    def resume_info(self, run_id: str) -> ResumeInfo:
+        """The plan, context and step progress of ``run_id``, for ``labctl resume``.
+
+        ``finished`` maps every logical step (step key without ``#attempt``) that ended in an
+        earlier session to its outcome; ``cut_off`` lists steps that started but never ended
+        (re-run them with ``next_attempt``; their partial data stays with the old attempt and
+        no measurement of theirs was committed). Raises :class:`StoreError` for an unknown run.
+        """
+        with self.read_engine.connect() as conn:
+            run = conn.execute(select(runs).where(runs.c.id == run_id)).first()
+            if run is None:
+                raise StoreError(f"no run {run_id!r} in {self.display_url}",
+                                 hint="`labctl runs` lists the recorded runs")
+            rows = conn.execute(
+                select(steps.c.step_key, steps.c.step_id, steps.c.step_group,
+                       steps.c.corner_index, steps.c.attempt, steps.c.outcome)
+                .where(steps.c.run_id == run_id)
+                .order_by(steps.c.session, steps.c.seq)
+            ).all()
+            n_sessions = conn.execute(
+                select(func.max(run_sessions.c.session)).where(run_sessions.c.run_id == run_id)
+            ).scalar()
+        finished: dict[str, str] = {}
+        finished_keys: set[str] = set()
+        attempts: dict[str, int] = {}
+        open_steps: dict[str, Any] = {}
+        for s in rows:
+            logical, attempt = split_step_key(s.step_key)
+            attempts[logical] = max(attempts.get(logical, 0), attempt, s.attempt)
+            if s.outcome in FINISHED_OUTCOMES:
+                finished[logical] = s.outcome
+                finished_keys.add(s.step_key)
+                open_steps.pop(logical, None)
+            else:
+                open_steps[logical] = s
+        cut = tuple(
+            CutOffStep(s.step_key, logical, s.step_id, s.step_group, s.corner_index,
+                       attempts[logical], attempts[logical] + 1)
+            for logical, s in open_steps.items()
+        )
+        resumable, reason = True, ""
+        if run.outcome == "running":
+            resumable, reason = False, f"run {run_id} is still running on {run.host} (pid {run.pid})"
+        elif run.outcome == "passed":
+            resumable, reason = False, f"run {run_id} already passed"
+        return ResumeInfo(
+            run_id=run.id, outcome=run.outcome, resumable=resumable, reason=reason,
+            plan_name=run.plan_name, plan_version=run.plan_version, plan_path=run.plan_path,
+            plan_hash=run.plan_hash, plan_text=run.plan_text,
+            parameters=dict(run.parameters or {}), corners=list(run.corners or []),
+            station=run.station, slot=run.slot, dut_serial=run.dut_serial, operator=run.operator,
+            next_session=0 if n_sessions is None else n_sessions + 1,
+            finished=finished, finished_step_keys=frozenset(finished_keys), cut_off=cut,
+            attempts=attempts,
+        )
+
+
+def _reason(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+
+
+def open_store(url_or_path: str | os.PathLike[str] | None = None, *, mark_interrupted: bool = True) -> Store:
+    """Open (creating and migrating as needed) the results store.
+
+    ``url_or_path``: a SQLite file path or a URL; ``None`` means ``$LABCTL_DB`` or the default
+    file (see :mod:`labctl.store.location`). Runs left ``running`` by a dead process are marked
+    ``interrupted`` unless ``mark_interrupted`` is False.
+    """
+    return Store(resolve_db(url_or_path), mark_interrupted=mark_interrupted)
