@@ -76,7 +76,7 @@ class ErrorQueue(_Strict):
     style: Literal["scpi", "bitmask", "none"] = "scpi"
     query: str = "SYST:ERR?"
     max_reads: int = Field(25, ge=1, le=1000)
-    clear: str | None = "*CLS"
+    clear: str | None = Field(None, description="bitmask style: command that clears the word after a read")
     bits: dict[int, str] = Field(default_factory=dict, description="bitmask style: bit value -> meaning")
     ignore: int = Field(0, description="bitmask style: bits that are not errors (e.g. 129 = OPC|PON of *ESR?)")
 

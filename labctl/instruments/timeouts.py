@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import re
+import math
 
-from labctl.errors import FixtureError
-
-_SCALE = {"s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3, "min": 60.0}
-_PATTERN = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?\d+)?)\s*([a-z]*)\s*$")
+from labctl.errors import FixtureError, UnitError
 
 
 def parse_seconds(value: str | float | int | None, default: float, *, where: str = "timeout") -> float:
@@ -19,13 +16,12 @@ def parse_seconds(value: str | float | int | None, default: float, *, where: str
     if isinstance(value, int | float):
         seconds = float(value)
     else:
-        m = _PATTERN.match(str(value))
-        if not m or (m[2] or "s") not in _SCALE:
-            raise FixtureError(
-                f"{where}: cannot read duration {value!r}",
-                hint="write a number of seconds, or e.g. '2 s' or '500 ms'",
-            )
-        seconds = float(m[1]) * _SCALE[m[2] or "s"]
-    if not seconds > 0:
-        raise FixtureError(f"{where}: a timeout must be positive, got {value!r}")
+        from labctl.units import parse_duration
+
+        try:
+            seconds = parse_duration(value, what=where)
+        except UnitError as err:
+            raise FixtureError(f"{where}: {err.message}", hint="write a number of seconds, or e.g. '2 s' or '500 ms'") from None
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise FixtureError(f"{where}: a timeout must be positive and finite, got {value!r}")
     return seconds

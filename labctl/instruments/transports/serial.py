@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import time
 from typing import Any
 
@@ -31,6 +32,8 @@ class SerialTransport(Transport):
                 exclusive=bool(opts.get("exclusive", False)) or None,
             )
         except (serial.SerialException, ValueError, OSError) as err:
+            if getattr(err, "errno", None) == errno.ENOENT:
+                raise ConnectionError("no such serial device (is the cable plugged in / the simulated lab running?)") from None
             raise ConnectionError(str(err)) from None
         self._port.reset_input_buffer()
 

@@ -7,6 +7,7 @@ USB, GPIB and ASRL resources alike.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from typing import Any
@@ -118,11 +119,11 @@ class VisaTransport(Transport):
             return
         error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
         if error:
-            raise ConnectionRefusedError(error, f"connection refused ({socket.errno.errorcode.get(error, error)})")
+            raise ConnectionError(f"{os.strerror(error).lower()}: nothing listens at this address")
         try:
             sock.getpeername()
         except OSError:
-            raise ConnectionRefusedError("connection refused: nothing is listening at this address") from None
+            raise ConnectionError("connection refused: nothing listens at this address") from None
 
     def _peer_closed(self) -> bool:
         sock = self._socket()

@@ -1,0 +1,43 @@
+"""Start the simulated lab in-process when a fixture asks for it and nothing serves it."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+_TCP = re.compile(r"^TCPIP\d*::(?P<host>[^:]+)::(?P<port>\d+)::SOCKET$", re.IGNORECASE)
+
+
+def address_answers(resource: str, timeout: float = 0.3) -> bool:
+    """True when something listens at a TCP socket resource or a serial device path exists."""
+    m = _TCP.match(resource.strip())
+    if m:
+        try:
+            with socket.create_connection((m["host"], int(m["port"])), timeout=timeout):
+                return True
+        except OSError:
+            return False
+    if resource.startswith("/"):
+        return os.path.exists(resource)
+    return True  # USB/GPIB/INSTR: cannot tell cheaply; assume a real instrument
+
+
+def anything_serving(fixture: Any) -> bool:
+    return any(address_answers(b.resource) for b in fixture.roles.values())
+
+
+@contextmanager
+def simulated_lab_if_needed(fixture: Any, *, allow: bool = True) -> Iterator[str | None]:
+    """Yield a note when the simulated lab was started here (None when it was not needed)."""
+    sim = getattr(fixture, "sim", None)
+    if not (allow and sim is not None and sim.enabled) or anything_serving(fixture):
+        yield None
+        return
+    from labctl.sim.lab import SimulatedLab
+
+    with SimulatedLab(fixture):
+        yield "nothing answered at the fixture's addresses and sim.enabled is set: started the simulated lab in-process"

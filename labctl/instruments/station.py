@@ -1,0 +1,202 @@
+"""A station: the fixture's roles opened through their profiles, as typed role objects.
+
+>>> with open_station(load_fixture_file("fixtures/sim-bench.yaml")) as station:
+...     psu = station.role("psu")            # a PowerSupply
+...     psu.set_voltage("1", 5.0)
+...     results = station.safe_state()       # every role, continuing past failures
+
+Profiles are loaded (and validated) when the station is made; connections open lazily on
+first use of a role (or all at once with :meth:`Station.open_all`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from labctl.errors import FixtureError, LabctlError
+from labctl.instruments.driver import ProfileDriver
+from labctl.instruments.impl import DEFAULT_IMPLS, RoleImpl
+from labctl.instruments.profile import Profile, load_profile
+from labctl.instruments.roles import ROLE_TYPES, InstrumentErrorEntry, SafeStateResult
+from labctl.instruments.sessionlog import SessionLog
+from labctl.instruments.timeouts import parse_seconds
+from labctl.instruments.transports import make_transport
+
+T = TypeVar("T")
+
+_TRANSPORT_OPTIONS = ("visa_backend", "reconnect_attempts", "reconnect_delay")
+
+
+@dataclass
+class RoleEntry:
+    name: str
+    binding: Any  # labctl.fixture.model.RoleBinding
+    profile: Profile
+    driver: ProfileDriver
+    impls: dict[str, RoleImpl] = field(default_factory=dict)
+
+
+class Station:
+    def __init__(self, fixture: Any, *, session_log: SessionLog | None = None, clock: Any = None,
+                 profile_search: list[Path] | None = None) -> None:
+        self.fixture = fixture
+        self.clock = clock
+        self.session_log = session_log if session_log is not None else SessionLog(
+            clock=clock.time if clock is not None else None)
+        self._lock = threading.RLock()
+        self._entries: dict[str, RoleEntry] = {}
+        for name, binding in fixture.roles.items():
+            self._entries[name] = self._make_entry(name, binding, profile_search)
+
+    def _make_entry(self, name: str, binding: Any, search: list[Path] | None) -> RoleEntry:
+        try:
+            profile = load_profile(binding.driver, search)
+        except LabctlError as err:
+            err.message = f"role {name}: {err.message}"
+            raise
+        opts = dict(binding.options)
+        timeout = parse_seconds(binding.timeout, profile.transport.timeout, where=f"roles.{name}.timeout")
+        serial_opts = {"baud_rate": profile.transport.baud_rate} if profile.transport.baud_rate else {}
+        transport = make_transport(
+            binding.resource,
+            kind=profile.transport.kind,
+            backend=str(opts.get("visa_backend", "@py")),
+            name=name,
+            timeout=timeout,
+            read_termination=profile.transport.read_termination,
+            write_termination=profile.transport.write_termination,
+            session_log=self.session_log,
+            reconnect_attempts=int(opts.get("reconnect_attempts", 2)),
+            reconnect_delay=float(opts.get("reconnect_delay", 0.2)),
+            options={**serial_opts, **opts},
+        )
+        variables = {k: v for k, v in opts.items() if k not in _TRANSPORT_OPTIONS}
+        return RoleEntry(name, binding, profile, ProfileDriver(profile, transport, options=variables))
+
+    # ------------------------------------------------------------------ lookup
+    @property
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def entry(self, name: str) -> RoleEntry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise FixtureError(f"the station has no role {name!r}",
+                               hint=f"roles of station {self.fixture.station}: {', '.join(self._entries)}") from None
+
+    def profile(self, name: str) -> Profile:
+        return self.entry(name).profile
+
+    def driver(self, name: str) -> ProfileDriver:
+        """The opened profile driver of a role (for pre-flight and tools; checks use ``role``)."""
+        entry = self.entry(name)
+        with self._lock:
+            entry.driver.open()
+        return entry.driver
+
+    def role(self, name: str, kind: type[T] | str | None = None) -> T:
+        """The typed role object, e.g. ``station.role("psu")`` or ``station.role("daq", Multimeter)``."""
+        entry = self.entry(name)
+        role_kind = _kind_name(kind) if kind is not None else entry.profile.roles[0]
+        if role_kind not in entry.profile.roles:
+            raise FixtureError(f"role {name} ({entry.profile.name}) is not a {role_kind}",
+                               hint=f"profile {entry.profile.name} serves {', '.join(entry.profile.roles)}")
+        with self._lock:
+            impl = entry.impls.get(role_kind)
+            if impl is None:
+                cls = _impl_class(entry.profile, role_kind)
+                entry.driver.open()
+                impl = entry.impls[role_kind] = cls(entry.driver, name)
+        return cast(T, impl)
+
+    def channel(self, signal: str) -> tuple[Any, str]:
+        """A named fixture signal (``VDD_CORE``) → (role object, channel id)."""
+        if signal not in self.fixture.channels:
+            raise FixtureError(f"no channel named {signal!r} in the fixture",
+                               hint=f"known: {', '.join(self.fixture.channels) or 'none'}")
+        ref = self.fixture.channel(signal)
+        role = self.role(ref.role)
+        return role, self.entry(ref.role).driver.channel(ref.channel)
+
+    # --------------------------------------------------------------- lifecycle
+    def open_all(self) -> dict[str, LabctlError | None]:
+        """Open every role; per role None or the error (nothing raised)."""
+        out: dict[str, LabctlError | None] = {}
+        for name in self._entries:
+            try:
+                self.role(name)
+                out[name] = None
+            except LabctlError as err:
+                out[name] = err
+        return out
+
+    def safe_state(self) -> dict[str, SafeStateResult]:
+        """Run every role's safe state; continue past failures; per-role results."""
+        results: dict[str, SafeStateResult] = {}
+        for name in self._entries:
+            try:
+                actions = self.role(name).safe_state()  # type: ignore[attr-defined]
+                results[name] = SafeStateResult(name, True, list(actions))
+            except LabctlError as err:
+                results[name] = SafeStateResult(name, False, error=str(err))
+            except Exception as err:  # a safe state must never stop the others
+                results[name] = SafeStateResult(name, False, error=f"{type(err).__name__}: {err}")
+        return results
+
+    def drain_errors(self, names: list[str] | None = None) -> dict[str, list[InstrumentErrorEntry]]:
+        """Error queues of the opened roles (or of ``names``); roles without errors are left out."""
+        out: dict[str, list[InstrumentErrorEntry]] = {}
+        targets = names if names is not None else [n for n, e in self._entries.items() if e.driver.transport.is_open]
+        for name in targets:
+            errors = self.driver(name).drain_errors()
+            if errors:
+                out[name] = errors
+        return out
+
+    def close(self) -> None:
+        for entry in self._entries.values():
+            entry.driver.close()
+
+    def __enter__(self) -> Station:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Station {self.fixture.station} roles={self.names}>"
+
+
+def _kind_name(kind: type | str) -> str:
+    if isinstance(kind, str):
+        if kind not in ROLE_TYPES:
+            raise FixtureError(f"unknown role kind {kind!r}", hint=f"one of {', '.join(ROLE_TYPES)}")
+        return kind
+    for name, proto in ROLE_TYPES.items():
+        if proto is kind:
+            return name
+    raise FixtureError(f"unknown role interface {kind!r}")
+
+
+def _impl_class(profile: Profile, role_kind: str) -> type[RoleImpl]:
+    if profile.driver_class:
+        from labctl.instruments.registry import driver_class
+
+        cls = driver_class(profile.driver_class, profile_file=profile.path)
+        if getattr(cls, "kind", role_kind) == role_kind:
+            return cls
+    return DEFAULT_IMPLS[role_kind]
+
+
+def open_station(fixture: Any, *, session_log: SessionLog | None = None, clock: Any = None,
+                 profile_search: list[Path] | None = None) -> Station:
+    """A :class:`Station` for a Fixture (or the path of a fixture file)."""
+    if isinstance(fixture, str | Path):
+        from labctl.fixture.loader import load_fixture_file
+
+        fixture = load_fixture_file(fixture)
+    return Station(fixture, session_log=session_log, clock=clock, profile_search=profile_search)
