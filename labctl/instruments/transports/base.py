@@ -196,7 +196,8 @@ class Transport(ABC):
             ) from None
         except (ConnectionError, OSError) as err:
             self._log("error", f"connection lost: {err}")
-            if self.reconnect() and replay:
+            reconnected = self.reconnect()
+            if reconnected and replay:
                 self._log("note", f"query {command!r} sent again after reconnect")
                 try:
                     return action()
@@ -210,12 +211,17 @@ class Transport(ABC):
                     ) from None
                 except (ConnectionError, OSError) as err2:
                     err = err2
+                    reconnected = False
+            if reconnected:
+                message = f"connection lost during a write: {_reason(err)}; reconnected, but labctl never replays a write"
+            else:
+                message = f"connection lost: {_reason(err)}"
             raise InstrumentDisconnected(
-                f"connection lost: {_reason(err)}",
+                message,
                 instrument=self.name,
                 resource=self.resource,
                 command=command,
-                hint="check the cable/network; labctl never replays a write after a reconnect",
+                hint="check the cable/network; after a reconnect no command is replayed and no output is re-enabled",
             ) from None
 
     def _log(self, kind: str, text: str, **extra: Any) -> None:

@@ -18,6 +18,7 @@ from labctl.instruments.profile import available_profiles
 from labctl.instruments.testing import expected_protocol
 from labctl.instruments.transports.protocol import ProtocolMismatch
 
+
 def test_keysight_e36312a_power_supply():
     pairs = [
         ("VOLT 5,(@1)", None),

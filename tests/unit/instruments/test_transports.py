@@ -1,0 +1,196 @@
+"""Transports: error translation, reconnect policy, session log; VISA over real loopback
+sockets and pyserial over a real pty."""
+
+from __future__ import annotations
+
+import os
+import tty
+
+import pytest
+
+from labctl.errors import InstrumentDisconnected, InstrumentTimeout
+from labctl.instruments.sessionlog import SessionLog
+from labctl.instruments.transports import is_serial_path, make_transport
+from labctl.instruments.transports.base import Transport
+from labctl.instruments.transports.protocol import ProtocolTransport
+
+from .linesrv import LineServer
+
+
+def scpi(line: str) -> str | None:
+    if line == "*IDN?":
+        return "Keysight Technologies,E36312A,MY1,1.0"
+    if "?" in line.split(" ")[0]:
+        return "+1.00000000E+00"
+    return None
+
+
+class FlakyTransport(Transport):
+    """Drops the link on chosen calls; counts opens (a unit-test double of one module)."""
+
+    kind = "flaky"
+
+    def __init__(self, drops: int, reopen_ok: bool = True) -> None:
+        super().__init__("FLAKY::1", name="psu", timeout=0.5, reconnect_delay=0, reconnect_attempts=2)
+        self.drops = drops
+        self.reopen_ok = reopen_ok
+        self.opens = 0
+        self.sent: list[str] = []
+
+    def _open(self) -> None:
+        self.opens += 1
+        if self.opens > 1 and not self.reopen_ok:
+            raise ConnectionRefusedError("still down")
+
+    def _close(self) -> None:
+        pass
+
+    def _write(self, command: str) -> None:
+        if self.drops:
+            self.drops -= 1
+            raise ConnectionResetError("reset by peer")
+        self.sent.append(command)
+
+    def _read(self) -> str:
+        return "1"
+
+
+def test_timeout_names_instrument_resource_and_command():
+    t = ProtocolTransport([("MEAS:VOLT? (@1)", TimeoutError)], name="psu", resource="TCPIP0::h::5025::SOCKET")
+    with pytest.raises(InstrumentTimeout) as info:
+        t.query("MEAS:VOLT? (@1)")
+    err = info.value
+    assert (err.instrument, err.resource, err.command) == ("psu", "TCPIP0::h::5025::SOCKET", "MEAS:VOLT? (@1)")
+    assert "no answer within 2 s" in str(err) and "psu" in str(err) and "MEAS:VOLT?" in str(err)
+    assert isinstance(err, TimeoutError)
+
+
+def test_query_is_sent_again_after_a_reconnect():
+    t = FlakyTransport(drops=1)
+    assert t.query("OUTP? (@1)") == "1"
+    assert t.opens == 2 and t.sent == ["OUTP? (@1)"]
+
+
+def test_write_is_never_replayed_after_a_reconnect():
+    t = FlakyTransport(drops=1)
+    with pytest.raises(InstrumentDisconnected, match="never replays a write") as info:
+        t.write("OUTP 1,(@1)")
+    assert info.value.command == "OUTP 1,(@1)"
+    assert t.opens == 2, "reconnected for the next command"
+    assert t.sent == [], "the output-on command was not sent again by the transport"
+    t.write("VOLT 1,(@1)")  # the link works again
+    assert t.sent == ["VOLT 1,(@1)"]
+
+
+def test_reconnect_is_bounded():
+    t = FlakyTransport(drops=1, reopen_ok=False)
+    with pytest.raises(InstrumentDisconnected):
+        t.query("*IDN?")
+    assert t.opens == 1 + t.reconnect_attempts
+
+
+def test_session_log_records_every_exchange(tmp_path):
+    path = tmp_path / "run" / "session.jsonl"
+    with SessionLog(path) as log:
+        t = ProtocolTransport([("*IDN?", "A,B,C,D"), ("*CLS", None), ("X?", TimeoutError)], session_log=log, name="dmm")
+        t.query("*IDN?")
+        t.write("*CLS")
+        with pytest.raises(InstrumentTimeout):
+            t.query("X?")
+    kinds = [(r["kind"], r["text"]) for r in log.records if r["kind"] != "note"]
+    assert kinds[:4] == [("query", "*IDN?"), ("reply", "A,B,C,D"), ("write", "*CLS"), ("query", "X?")]
+    assert kinds[4][0] == "error" and "timeout" in kinds[4][1]
+    assert all(r["instrument"] == "dmm" and isinstance(r["t"], float) for r in log.records)
+    assert SessionLog.read_jsonl(path) == log.records
+
+
+def test_resource_kinds():
+    assert is_serial_path("/dev/ttyUSB0") and is_serial_path("COM3")
+    assert not is_serial_path("TCPIP0::127.0.0.1::5025::SOCKET")
+    assert make_transport("/dev/ttyUSB0").kind == "serial"
+    assert make_transport("ASRL/dev/ttyUSB0::INSTR").kind == "visa"
+    with pytest.raises(ValueError):
+        make_transport("x", kind="carrier-pigeon")
+
+
+def test_visa_socket_query_and_write():
+    with LineServer(scpi) as srv:
+        t = make_transport(srv.resource, name="psu", timeout=1.0)
+        with t:
+            assert t.query("*IDN?").startswith("Keysight Technologies,E36312A")
+            t.write("VOLT 1,(@1)")
+            assert t.query("VOLT? (@1)") == "+1.00000000E+00"
+        assert srv.received == ["*IDN?", "VOLT 1,(@1)", "VOLT? (@1)"]
+
+
+def test_visa_open_refused_is_a_clear_disconnect():
+    with LineServer(scpi) as srv:
+        resource = srv.resource
+    t = make_transport(resource, name="psu", timeout=0.5)
+    with pytest.raises(InstrumentDisconnected, match="nothing listens at this address") as info:
+        t.open()
+    assert info.value.resource == resource and info.value.hint
+
+
+def test_visa_silent_instrument_times_out_and_late_replies_are_dropped():
+    with LineServer(scpi) as srv:
+        t = make_transport(srv.resource, name="dmm", timeout=0.3, reconnect_attempts=0)
+        with t:
+            srv.silent = True
+            with pytest.raises(InstrumentTimeout) as info:
+                t.query("MEAS:VOLT:DC? DEF,DEF")
+            assert info.value.command == "MEAS:VOLT:DC? DEF,DEF"
+            srv.silent = False
+            assert t.query("*IDN?").startswith("Keysight")
+
+
+def test_visa_dropped_connection_reconnects_and_replays_the_query():
+    with LineServer(scpi) as srv:
+        t = make_transport(srv.resource, name="bert", timeout=0.5, reconnect_delay=0)
+        with t:
+            assert t.query("*IDN?")
+            srv.drop()
+            assert t.query("*IDN?").startswith("Keysight")
+        assert srv.accepted == 2
+
+
+def test_visa_dropped_connection_without_server_raises_disconnected():
+    srv = LineServer(scpi)
+    t = make_transport(srv.resource, name="bert", timeout=0.5, reconnect_delay=0, reconnect_attempts=1)
+    t.open()
+    assert t.query("*IDN?")
+    srv.close()
+    with pytest.raises(InstrumentDisconnected):
+        t.query("*IDN?")
+    t.close()
+
+
+@pytest.fixture
+def pty_pair():
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tty.setraw(slave)
+    yield master, os.ttyname(slave)
+    for fd in (master, slave):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def test_serial_over_a_pty(pty_pair):
+    master, path = pty_pair
+    t = make_transport(path, name="chamber", timeout=0.5, options={"baud_rate": 9600})
+    with t:
+        t.write("SETP 25.0")
+        assert os.read(master, 100) == b"SETP 25.0\n"
+        os.write(master, b"84.7\r\n")
+        assert t.read() == "84.7"
+        with pytest.raises(InstrumentTimeout):
+            t.query("TEMP?")  # nobody answers
+
+
+def test_serial_missing_device_is_a_clear_disconnect(tmp_path):
+    t = make_transport(str(tmp_path / "nothing"), name="dut", timeout=0.5)
+    with pytest.raises(InstrumentDisconnected, match="no such serial device"):
+        t.open()
