@@ -1,0 +1,387 @@
+"""The plan's small, safe expression language (no ``eval``).
+
+Used inside ``${…}`` in values (``nominal: ${vin * 0.95}``, ``"lane ${lane}"``) and for
+``when:`` conditions (``ambient >= 25 degC and not quick``)::
+
+    expr    := or
+    or      := and ("or" and)*
+    and     := not ("and" not)*
+    not     := "not" not | compare
+    compare := sum (("==" | "!=" | "<" | "<=" | ">" | ">=") sum)?
+    sum     := product (("+" | "-") product)*
+    product := unary (("*" | "/") unary)*
+    unary   := ("-" | "+") unary | atom
+    atom    := NUMBER [UNIT] | NAME | STRING | "true" | "false" | "(" expr ")"
+
+A unit follows its number without operators in between (``25 mV``, ``1.5 degC/min``).
+Names are parameters and corner axes. Quantities carry units through the arithmetic (pint),
+so ``${vin * 5 %}`` is a voltage and ``${vin + 2 A}`` is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from labctl.errors import ExpressionError, UnitError
+from labctl.units import Quantity, parse_quantity
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)
+    (?:[ ]?(?P<unit>(?:%|[A-Za-z°µμΩ][A-Za-z0-9_°µμΩ]*(?:/[A-Za-z°µμΩ][A-Za-z0-9_°µμΩ]*)*)))?
+  | (?P<op>==|!=|<=|>=|[-+*/()<>])
+  | (?P<str>"[^"]*"|'[^']*')
+  | (?P<name>[A-Za-z_][A-Za-z0-9_.]*)
+    """,
+    re.VERBOSE,
+)
+_KEYWORDS = {"and", "or", "not", "true", "false"}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+    offset: int
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Node:
+    """An expression tree node: ``op`` is num, name, str, bool, neg, not, and, or, + … >=."""
+
+    op: str
+    args: tuple[Any, ...]
+    offset: int
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    i = 0
+    while i < len(text):
+        m = _TOKEN.match(text, i)
+        if not m:
+            raise ExpressionError(f"unexpected character {text[i]!r} in expression", column=i)
+        kind = m.lastgroup
+        if m.group("num") is not None:
+            unit = m.group("unit")
+            if unit and unit.lower() in _KEYWORDS:  # "3 and x": not a unit
+                tokens.append(Token("num", m.group("num"), i))
+                i = m.start("unit")
+                continue
+            tokens.append(Token("num", m.group("num"), i, unit))
+        elif kind == "op":
+            tokens.append(Token("op", m.group("op"), i))
+        elif kind == "str":
+            tokens.append(Token("str", m.group("str")[1:-1], i))
+        elif kind == "name":
+            word = m.group("name")
+            tokens.append(Token("kw" if word.lower() in _KEYWORDS else "name", word, i))
+        i = m.end()
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = tokenize(text)
+        self.i = 0
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def accept(self, kind: str, *texts: str) -> Token | None:
+        tok = self.peek()
+        if tok and tok.kind == kind and (not texts or tok.text.lower() in texts):
+            return self.take()
+        return None
+
+    def fail(self, message: str, tok: Token | None = None) -> ExpressionError:
+        offset = tok.offset if tok else len(self.text)
+        return ExpressionError(message, column=offset)
+
+    def parse(self) -> Node:
+        if not self.tokens:
+            raise self.fail("empty expression")
+        node = self.or_()
+        tok = self.peek()
+        if tok is not None:
+            raise self.fail(f"unexpected {tok.text!r} in expression", tok)
+        return node
+
+    def or_(self) -> Node:
+        node = self.and_()
+        while (tok := self.accept("kw", "or")) is not None:
+            node = Node("or", (node, self.and_()), tok.offset)
+        return node
+
+    def and_(self) -> Node:
+        node = self.not_()
+        while (tok := self.accept("kw", "and")) is not None:
+            node = Node("and", (node, self.not_()), tok.offset)
+        return node
+
+    def not_(self) -> Node:
+        tok = self.accept("kw", "not")
+        if tok is not None:
+            return Node("not", (self.not_(),), tok.offset)
+        return self.compare()
+
+    def compare(self) -> Node:
+        node = self.sum_()
+        tok = self.peek()
+        if tok and tok.kind == "op" and tok.text in ("==", "!=", "<", "<=", ">", ">="):
+            self.take()
+            node = Node(tok.text, (node, self.sum_()), tok.offset)
+        return node
+
+    def sum_(self) -> Node:
+        node = self.product()
+        while (tok := self.accept("op", "+", "-")) is not None:
+            node = Node(tok.text, (node, self.product()), tok.offset)
+        return node
+
+    def product(self) -> Node:
+        node = self.unary()
+        while (tok := self.accept("op", "*", "/")) is not None:
+            node = Node(tok.text, (node, self.unary()), tok.offset)
+        return node
+
+    def unary(self) -> Node:
+        tok = self.accept("op", "-", "+")
+        if tok is not None:
+            inner = self.unary()
+            return Node("neg", (inner,), tok.offset) if tok.text == "-" else inner
+        return self.atom()
+
+    def atom(self) -> Node:
+        tok = self.peek()
+        if tok is None:
+            raise self.fail("expression ends too early")
+        self.take()
+        if tok.kind == "num":
+            return Node("num", (tok.text, tok.unit), tok.offset)
+        if tok.kind == "name":
+            return Node("name", (tok.text,), tok.offset)
+        if tok.kind == "str":
+            return Node("str", (tok.text,), tok.offset)
+        if tok.kind == "kw" and tok.text.lower() in ("true", "false"):
+            return Node("bool", (tok.text.lower() == "true",), tok.offset)
+        if tok.kind == "op" and tok.text == "(":
+            node = self.or_()
+            if self.accept("op", ")") is None:
+                raise self.fail("missing ')'", self.peek())
+            return node
+        raise self.fail(f"unexpected {tok.text!r} in expression", tok)
+
+
+def parse(text: str) -> Node:
+    """Parse an expression; :class:`ExpressionError` has ``column`` = offset in ``text``."""
+    return _Parser(text).parse()
+
+
+def names(node: Node) -> list[tuple[str, int]]:
+    """Every name the expression uses, with its offset."""
+    if node.op == "name":
+        return [(node.args[0], node.offset)]
+    out: list[tuple[str, int]] = []
+    for a in node.args:
+        if isinstance(a, Node):
+            out.extend(names(a))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# evaluation
+
+
+def _to_pint(v: Any) -> Any:
+    if isinstance(v, Quantity):
+        return v.to("") if v.is_ratio else v.pint()  # 5 % takes part as 0.05
+    return v
+
+
+def from_pint(value: Any) -> Any:
+    """A pint result back to a :class:`Quantity` (plain numbers stay numbers)."""
+    if not hasattr(value, "units"):
+        return value
+    if value.dimensionless:
+        return float(value.to("dimensionless").magnitude)
+    unit = _unit_text(value.units)
+    return Quantity(float(value.magnitude), unit)
+
+
+def _unit_text(units: Any) -> str:
+    from labctl.units import registry
+
+    short = format(units, "~").replace(" ", "")
+    short = short.replace("Δ°C", "delta_degC").replace("°C", "degC").replace("Δ°F", "delta_degF")
+    short = short.replace("°F", "degF").replace("µ", "u").replace("Ω", "ohm").replace("**", "^")
+    try:
+        if registry().Unit(short) == units:
+            return short
+    except Exception:
+        pass
+    return str(units)
+
+
+def evaluate(node: Node, env: dict[str, Any]) -> Any:
+    """Evaluate with ``env`` (name -> number, Quantity, str, bool); errors carry ``column``."""
+    op = node.op
+    if op == "num":
+        text, unit = node.args
+        if unit:
+            try:
+                return parse_quantity(f"{text} {unit}")
+            except UnitError as err:
+                raise ExpressionError(err.message, column=node.offset, hint=err.hint) from None
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    if op == "name":
+        name = node.args[0]
+        if name not in env:
+            raise ExpressionError(f"undefined parameter {name!r}", column=node.offset)
+        return env[name]
+    if op in ("str", "bool"):
+        return node.args[0]
+    if op == "not":
+        return not _truth(evaluate(node.args[0], env))
+    if op == "and":
+        return _truth(evaluate(node.args[0], env)) and _truth(evaluate(node.args[1], env))
+    if op == "or":
+        return _truth(evaluate(node.args[0], env)) or _truth(evaluate(node.args[1], env))
+    if op == "neg":
+        v = evaluate(node.args[0], env)
+        if isinstance(v, Quantity):
+            return Quantity(-v.magnitude, v.unit, v.delta)
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return -v
+        raise ExpressionError(f"cannot negate {v!r}", column=node.offset)
+    left = evaluate(node.args[0], env)
+    right = evaluate(node.args[1], env)
+    return _binary(op, left, right, node.offset)
+
+
+def _truth(v: Any) -> bool:
+    if isinstance(v, Quantity):
+        return v.magnitude != 0
+    return bool(v)
+
+
+def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
+    import operator
+
+    ops = {
+        "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+        "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+        ">": operator.gt, ">=": operator.ge,
+    }
+    if isinstance(left, str) or isinstance(right, str):
+        if op in ("==", "!="):
+            return ops[op](str(left), str(right))
+        if op == "+" and isinstance(left, str) and isinstance(right, str):
+            return left + right
+        raise ExpressionError(f"cannot apply {op!r} to text {left!r} and {right!r}", column=offset)
+    if isinstance(left, Quantity) or isinstance(right, Quantity):
+        try:
+            result = ops[op](_to_pint(left), _to_pint(right))
+        except ZeroDivisionError:
+            raise ExpressionError("division by zero", column=offset) from None
+        except Exception as err:
+            raise ExpressionError(
+                f"cannot compute {_show(left)} {op} {_show(right)}: {_pint_reason(err)}",
+                column=offset,
+                hint="both sides of + - and comparisons need the same dimension; "
+                "write temperature differences as e.g. 5 delta_degC",
+            ) from None
+        return bool(result) if op in ("==", "!=", "<", "<=", ">", ">=") else from_pint(result)
+    try:
+        return ops[op](left, right)
+    except ZeroDivisionError:
+        raise ExpressionError("division by zero", column=offset) from None
+    except TypeError:
+        raise ExpressionError(f"cannot compute {_show(left)} {op} {_show(right)}", column=offset) from None
+
+
+def _show(v: Any) -> str:
+    return str(v) if isinstance(v, Quantity) else repr(v)
+
+
+def _pint_reason(err: Exception) -> str:
+    name = type(err).__name__
+    if name == "DimensionalityError":
+        return "the units do not match"
+    if name == "OffsetUnitCalculusError":
+        return "a temperature on the degC scale cannot be added or multiplied as it is"
+    return str(err).splitlines()[0] if str(err) else name
+
+
+def evaluate_text(text: str, env: dict[str, Any]) -> Any:
+    """Parse and evaluate in one go."""
+    return evaluate(parse(text), env)
+
+
+# ------------------------------------------------------------------------------------------
+# ${…} templates in YAML strings
+
+_TEMPLATE = re.compile(r"\$\{(?P<body>[^}]*)\}")
+
+
+@dataclass(frozen=True)
+class Template:
+    """A YAML string holding ``${…}``: either one whole expression (keeps its type) or text
+    with interpolations (becomes text)."""
+
+    text: str
+
+    @staticmethod
+    def find(value: Any) -> Template | None:
+        if isinstance(value, str) and "${" in value:
+            return Template(value)
+        return None
+
+    def parts(self) -> list[tuple[str, int]]:
+        """``(expression, offset of its first character in the string)`` for each ``${…}``."""
+        out = []
+        for m in _TEMPLATE.finditer(self.text):
+            out.append((m.group("body"), m.start("body")))
+        if "${" in self.text and not out:
+            raise ExpressionError("unclosed '${': expected '}'", column=self.text.index("${"))
+        rest = _TEMPLATE.sub("", self.text)
+        if "${" in rest:
+            raise ExpressionError("unclosed '${': expected '}'", column=self.text.rindex("${"))
+        return out
+
+    @property
+    def whole(self) -> bool:
+        m = _TEMPLATE.fullmatch(self.text.strip())
+        return m is not None
+
+    def render(self, env: dict[str, Any]) -> Any:
+        """The value: an expression's own type when the string is just ``${…}``."""
+        parts = self.parts()
+        if self.whole:
+            body, offset = parts[0]
+            return _eval_at(body, offset, env)
+
+        def sub(m: re.Match[str]) -> str:
+            v = _eval_at(m.group("body"), m.start("body"), env)
+            return str(v) if not isinstance(v, float) else f"{v:g}"
+
+        return _TEMPLATE.sub(sub, self.text)
+
+
+def _eval_at(body: str, offset: int, env: dict[str, Any]) -> Any:
+    try:
+        return evaluate_text(body, env)
+    except ExpressionError as err:
+        raise ExpressionError(
+            err.message, column=offset + (err.column or 0), hint=err.hint
+        ) from None

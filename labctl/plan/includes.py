@@ -1,0 +1,150 @@
+"""``- include: lib/power-up.yaml`` in setup/steps/teardown: splice a step library in place.
+
+Paths are relative to the including file. Includes nest; a cycle is an error at the include
+line that closes it. A library's ``parameters`` become defaults (the plan's own win) and its
+``requires`` add to the plan's. Positions of the spliced steps point into the library file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from labctl.errors import LabctlError, PlanError
+from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors
+
+GROUPS = ("setup", "steps", "teardown")
+
+
+@dataclass
+class IncludeResult:
+    data: Any
+    smap: SourceMap
+    files: list[Path] = field(default_factory=list)
+    errors: list[LabctlError] = field(default_factory=list)
+    lib_requires: list[tuple[str, Pos | None]] = field(default_factory=list)
+
+
+def expand_includes(data: Any, smap: SourceMap, path: Path, display: str) -> IncludeResult:
+    """Return the plan with every include spliced in and a source map renumbered to match."""
+    res = IncludeResult(data=data, smap=SourceMap(files=list(smap.files)), files=[path.resolve()])
+    if not isinstance(data, dict):
+        res.smap = smap
+        return res
+    # everything outside the step lists keeps its position
+    for table_from, table_to in ((smap.values, res.smap.values), (smap.keys, res.smap.keys)):
+        for p, pos in table_from.items():
+            if not (len(p) >= 2 and p[0] in GROUPS and isinstance(data.get(p[0]), list)):
+                table_to[p] = pos
+    new = dict(data)
+    lib_params: dict[str, Any] = {}
+    lib_param_pos: dict[str, tuple[SourceMap, Any]] = {}
+    for group in GROUPS:
+        items = data.get(group)
+        if not isinstance(items, list):
+            continue
+        out: list[Any] = []
+        _splice(items, smap, (group,), res, (group,), out, path.resolve(), display, [path.resolve()],
+                lib_params, lib_param_pos, "")
+        new[group] = out
+    # library parameters are defaults: the plan's own win
+    if lib_params:
+        params = new.get("parameters")
+        if params is None:
+            params = {}
+        if isinstance(params, dict):
+            merged = dict(params)
+            for name, value in lib_params.items():
+                if name not in merged:
+                    merged[name] = value
+                    lib_map, lib_path = lib_param_pos[name]
+                    res.smap.graft(lib_map, ("parameters", name), lib_path)
+            new["parameters"] = merged
+    res.data = new
+    return res
+
+
+def _splice(
+    items: list[Any],
+    src: SourceMap,
+    src_prefix: tuple[Any, ...],
+    res: IncludeResult,
+    dst_prefix: tuple[Any, ...],
+    out: list[Any],
+    file: Path,
+    display: str,
+    stack: list[Path],
+    lib_params: dict[str, Any],
+    lib_param_pos: dict[str, tuple[SourceMap, Any]],
+    id_prefix: str,
+) -> None:
+    from labctl.plan.model import Include, StepLibrary
+
+    for i, item in enumerate(items):
+        here = (*src_prefix, i)
+        if not (isinstance(item, dict) and "include" in item):
+            j = len(out)
+            if id_prefix and isinstance(item, dict) and isinstance(item.get("id"), str):
+                item = {**item, "id": id_prefix + item["id"]}
+            res.smap.graft(src, (*dst_prefix, j), here)
+            out.append(item)
+            continue
+        try:
+            inc = Include.model_validate(item)
+        except ValidationError as err:
+            res.errors.extend(pydantic_errors(err, src, prefix=here, model=Include, what="include"))
+            continue
+        pos = src.value((*here, "include")) or src.value(here)
+        target = (file.parent / inc.include).resolve()
+        shown = os.path.normpath(os.path.join(os.path.dirname(display), inc.include))
+        if target in stack:
+            chain = " -> ".join([_rel(p, stack[0]) for p in stack] + [_rel(target, stack[0])])
+            res.errors.append(_at(pos, f"include cycle: {chain}", "a library must not include itself, directly or through others"))
+            continue
+        if not target.is_file():
+            res.errors.append(
+                _at(pos, f"included file not found: {inc.include}",
+                    f"include paths are relative to the including file ({os.path.dirname(display) or '.'})")
+            )
+            continue
+        try:
+            lib_data, lib_map, lib_errors = load_yaml(target, display=shown)
+        except LabctlError as err:
+            res.errors.append(err)
+            continue
+        res.errors.extend(lib_errors)
+        if target not in res.files:
+            res.files.append(target)
+        for f in lib_map.files:
+            if f not in res.smap.files:
+                res.smap.files.append(f)
+        try:
+            lib = StepLibrary.model_validate(lib_data)
+        except ValidationError as err:
+            res.errors.extend(pydantic_errors(err, lib_map, model=StepLibrary, what="step library"))
+            continue
+        for name in lib.parameters:
+            if name not in lib_params:
+                lib_params[name] = lib_data["parameters"][name]
+                lib_param_pos[name] = (lib_map, ("parameters", name))
+        for k, role in enumerate(lib.requires):
+            res.lib_requires.append((role, lib_map.value(("requires", k))))
+        _splice(lib_data["steps"], lib_map, ("steps",), res, dst_prefix, out, target, shown,
+                [*stack, target], lib_params, lib_param_pos, id_prefix + inc.prefix)
+
+
+def _rel(p: Path, root: Path) -> str:
+    try:
+        return os.path.relpath(p, root.parent)
+    except ValueError:
+        return str(p)
+
+
+def _at(pos: Pos | None, message: str, hint: str | None = None) -> PlanError:
+    if pos is None:
+        return PlanError(message, hint=hint)
+    return PlanError(message, file=pos.file, line=pos.line, column=pos.column, hint=hint)

@@ -1,0 +1,379 @@
+"""A loaded plan: the validated :class:`Plan` plus everything the engine needs to run it.
+
+:class:`LoadedPlan` keeps the source positions, the resolved parameter values and the
+corners, and resolves a step for one corner: ``${…}`` in arguments, limits, timeout and
+``when:``, the check's argument model, and the limits as numbers in each measurement's
+unit. Errors it raises are located (``file:line:col``).
+
+Step expansion (:meth:`LoadedPlan.expand`): ``setup`` runs once; in ``steps`` each run of
+consecutive per-corner steps is a *block* that runs for every corner (corner-major: all of
+the block at the first corner, then all of it at the next); a step with
+``per_corner: false`` runs once at its place; ``teardown`` runs once.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from labctl.errors import ExpressionError, LabctlError, PlanError, UnitError, ValidationErrors
+from labctl.plan.expr import Template, parse
+from labctl.plan.limits import ResolvedLimit, resolve
+from labctl.plan.model import Expr, Limit, Plan, Step
+from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
+from labctl.units import DIMENSIONS, Quantity, describe_dimension, parse_duration, parse_quantity
+
+
+@dataclass(frozen=True)
+class Corner:
+    """One point of the sweep matrix."""
+
+    index: int
+    values: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.values.items())
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    """One step to run, at one corner (None: runs once)."""
+
+    group: str
+    step: Step
+    corner: Corner | None
+    index: int
+
+    @property
+    def key(self) -> str:
+        return self.step.id if self.corner is None else f"{self.step.id}@{self.corner.index}"
+
+
+def located(pos: Pos | None, message: str, hint: str | None = None, cls: type[LabctlError] = PlanError) -> LabctlError:
+    if pos is None:
+        return cls(message, hint=hint)
+    return cls(message, file=pos.file, line=pos.line, column=pos.column, hint=hint)
+
+
+@dataclass
+class LoadedPlan:
+    plan: Plan
+    path: str
+    smap: SourceMap
+    parameters: dict[str, Any]
+    corners: list[Corner]
+    sha256: str = ""
+    files: list[str] = field(default_factory=list)
+    requires_pos: dict[str, Pos | None] = field(default_factory=dict)
+    index_map: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
+    _paths: dict[int, tuple[str, int]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for group in ("setup", "steps", "teardown"):
+            for i, step in enumerate(getattr(self.plan, group)):
+                self._paths[id(step)] = (group, self.index_map.get((group, i), i))
+
+    # -- positions --------------------------------------------------------------------------
+    def step_path(self, step: Step) -> tuple[str, int]:
+        return self._paths[id(step)]
+
+    def pos(self, path: tuple[Any, ...], *, key: bool = False) -> Pos | None:
+        p, _ = self.smap.nearest(path, key=key)
+        return p
+
+    # -- environment ------------------------------------------------------------------------
+    def env(self, corner: Corner | None) -> dict[str, Any]:
+        env = dict(self.parameters)
+        if corner is not None:
+            env.update(corner.values)
+        return env
+
+    def _env_for(self, step: Step, corner: Corner | None) -> dict[str, Any]:
+        return self.env(corner)
+
+    def render(self, value: Any, path: tuple[Any, ...], env: dict[str, Any]) -> Any:
+        """Resolve every ``${…}`` inside ``value`` (dicts and lists too)."""
+        if isinstance(value, dict):
+            return {k: self.render(v, (*path, k), env) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.render(v, (*path, i), env) for i, v in enumerate(value)]
+        t = Template.find(value)
+        if t is None:
+            return value
+        try:
+            return t.render(env)
+        except ExpressionError as err:
+            raise self._expr_error(err, path, env) from None
+
+    def _expr_error(self, err: ExpressionError, path: tuple[Any, ...], env: dict[str, Any]) -> PlanError:
+        base = self.pos(path)
+        pos = base.shifted(err.column or 0) if base else None
+        hint = err.hint
+        if err.message.startswith("undefined parameter"):
+            name = err.message.split("'")[1]
+            close = suggest(name, env)
+            axes = {k for c in self.corners for k in c.values}
+            if name in axes:
+                hint = f"{name!r} is a corner axis; this step runs once (per_corner: false, setup or teardown), so it has no corner value"
+            else:
+                hint = (f"did you mean {close!r}? " if close else "") + "define it under parameters: or as a corner axis"
+        return located(pos, err.message, hint, ExpressionError)  # type: ignore[return-value]
+
+    # -- resolution -------------------------------------------------------------------------
+    def resolve_args(self, step: Step, corner: Corner | None = None) -> Any:
+        """The check's argument model for ``step`` at ``corner`` (ValidationErrors if bad)."""
+        from labctl.checks.registry import get_check
+
+        spec = get_check(step.check)
+        path = (*self.step_path(step), "args")
+        if spec is None:
+            raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
+        args = self.render(step.args, path, self.env(corner))
+        try:
+            return spec.args.model_validate(args)
+        except ValidationError as err:
+            raise ValidationErrors(
+                pydantic_errors(err, self.smap, prefix=path, model=spec.args, what=f"args of {step.check}")
+            ) from None
+
+    def resolve_timeout(self, step: Step, corner: Corner | None = None) -> float | None:
+        if step.timeout is None:
+            return None
+        path = (*self.step_path(step), "timeout")
+        value = self.render(str(step.timeout), path, self.env(corner)) if isinstance(step.timeout, Expr) else step.timeout
+        try:
+            return parse_duration(value, what="timeout")
+        except UnitError as err:
+            raise located(self.pos(path), err.message, err.hint) from None
+
+    def should_run(self, step: Step, corner: Corner | None = None) -> bool:
+        """Evaluate ``when:`` (True when there is none)."""
+        if step.when is None:
+            return True
+        text, offset = _when_text(step.when)
+        path = (*self.step_path(step), "when")
+        try:
+            return bool(_truthy(Template(f"${{{text}}}").render(self.env(corner))))
+        except ExpressionError as err:
+            err.column = (err.column or 0) - 2 + offset
+            raise self._expr_error(err, path, self.env(corner)) from None
+
+    def resolve_limits(
+        self, step: Step, corner: Corner | None = None, args: Any = None
+    ) -> dict[str, ResolvedLimit]:
+        """Measurement name -> limit in the measurement's unit (ValidationErrors if bad)."""
+        if not step.limits:
+            return {}
+        if args is None:
+            args = self.resolve_args(step, corner)
+        measures = args.measurements()
+        env = self.env(corner)
+        base = (*self.step_path(step), "limits")
+        errors: list[LabctlError] = []
+        out: dict[str, ResolvedLimit] = {}
+        for key, limit in step.limits.items():
+            lpath = base if key == "*" else (*base, key)
+            if key == "*":
+                targets = _targets_for_single(limit, measures)
+                if not measures:
+                    errors.append(located(self.pos(base, key=True),
+                                          f"check {step.check} records no measurement, so it takes no limits",
+                                          "remove limits: from this step"))
+                    continue
+                kinds = {(measures[n].dimension, measures[n].delta) for n in targets}
+                if len(kinds) > 1:
+                    names = ", ".join(targets)
+                    errors.append(located(self.pos(base, key=True),
+                                          f"one limit for measurements of different kinds ({names})",
+                                          "name the measurement: limits: {NAME: {min: ..., max: ...}}"))
+                    continue
+            elif key not in measures:
+                close = suggest(key, measures)
+                errors.append(located(
+                    self.pos(lpath, key=True),
+                    f"{step.check} has no measurement {key!r}" + (f"; did you mean {close!r}?" if close else ""),
+                    "its measurements: " + (", ".join(measures) or "none"),
+                ))
+                continue
+            else:
+                targets = [key]
+            try:
+                concrete = self._concrete_limit(limit, lpath, env)
+            except LabctlError as err:
+                errors.append(err)
+                continue
+            for name in targets:
+                m = measures[name]
+                errs = _check_limit_units(concrete, m, name, lambda f, lp=lpath: self.pos((*lp, f)))
+                if errs:
+                    errors.extend(errs)
+                    break
+                unit = m.unit if m.unit is not None else (DIMENSIONS.get(m.dimension or "") if m.dimension else None)
+                try:
+                    out[name] = resolve(concrete, unit=unit, dimension=m.dimension, delta=m.delta)
+                except LabctlError as err:
+                    errors.append(located(self.pos(lpath), err.message, err.hint))
+                    break
+        if errors:
+            raise ValidationErrors(errors)
+        return out
+
+    def _concrete_limit(self, limit: Limit, path: tuple[Any, ...], env: dict[str, Any]) -> Limit:
+        update: dict[str, Any] = {}
+        for f in ("min", "max", "nominal", "tol", "marginal", "equals"):
+            v = getattr(limit, f)
+            if isinstance(v, Expr) or (isinstance(v, str) and "${" in v):
+                value = self.render(str(v), (*path, f), env)
+                if f in ("tol", "marginal") and isinstance(value, int | float):
+                    value = Quantity(float(value), "")
+                if f in ("tol", "marginal") and isinstance(value, Quantity):
+                    value = Quantity(value.magnitude, value.unit, delta=True)
+                if f != "equals" and isinstance(value, int | float):
+                    value = Quantity(float(value), "")
+                update[f] = value
+        return limit.model_copy(update=update) if update else limit
+
+    # -- expansion --------------------------------------------------------------------------
+    def expand(self) -> list[PlannedStep]:
+        out: list[PlannedStep] = []
+
+        def add(group: str, step: Step, corner: Corner | None) -> None:
+            out.append(PlannedStep(group, step, corner, len(out)))
+
+        for s in self.plan.setup:
+            add("setup", s, None)
+        block: list[Step] = []
+
+        def flush() -> None:
+            for corner in self.corners or [None]:
+                for s in block:
+                    add("steps", s, corner)
+            block.clear()
+
+        for s in self.plan.steps:
+            if s.per_corner and self.corners:
+                block.append(s)
+            else:
+                flush()
+                add("steps", s, None)
+        flush()
+        for s in self.plan.teardown:
+            add("teardown", s, None)
+        return out
+
+    def estimate_seconds(self) -> tuple[float, int]:
+        """(known seconds, number of expanded steps whose duration is unknown)."""
+        total, unknown = 0.0, 0
+        for ps in self.expand():
+            try:
+                if not self.should_run(ps.step, ps.corner):
+                    continue
+                args = self.resolve_args(ps.step, ps.corner)
+                est = args.estimate_seconds()
+            except LabctlError:
+                est = None
+            if est is None:
+                unknown += 1
+            else:
+                total += est
+        return total, unknown
+
+    def summary(self) -> str:
+        p = self.plan
+        n = len(p.setup) + len(p.steps) + len(p.teardown)
+        expanded = len(self.expand())
+        seconds, unknown = self.estimate_seconds()
+        est = f"est. {'≥ ' if unknown else ''}{format_seconds(seconds)}"
+        corners = f"{len(self.corners)} corner{'s' if len(self.corners) != 1 else ''}"
+        return (
+            f"{p.name} v{p.version}: {n} steps ({len(p.setup)} setup, {len(p.steps)} steps, "
+            f"{len(p.teardown)} teardown), {corners}, {expanded} expanded, {est}"
+        )
+
+
+def format_seconds(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s"
+
+
+def _when_text(text: str) -> tuple[str, int]:
+    stripped = text.strip()
+    lead = len(text) - len(text.lstrip())
+    if stripped.startswith("${") and stripped.endswith("}"):
+        return stripped[2:-1], lead + 2
+    return stripped, lead
+
+
+def _truthy(v: Any) -> bool:
+    if isinstance(v, Quantity):
+        return v.magnitude != 0
+    return bool(v)
+
+
+def _targets_for_single(limit: Limit, measures: dict[str, Any]) -> list[str]:
+    text_rule = limit.regex is not None or (isinstance(limit.equals, str) and "${" not in limit.equals)
+    wanted = [n for n, m in measures.items() if m.text == text_rule]
+    return wanted or list(measures)
+
+
+def _check_limit_units(limit: Limit, m: Any, name: str, pos_of: Any) -> list[LabctlError]:
+    """Dimension checks of a concrete limit against one measurement."""
+    errors: list[LabctlError] = []
+    numeric_fields = [f for f in ("min", "max", "nominal") if getattr(limit, f) is not None]
+    if m.text:
+        for f in numeric_fields + [f for f in ("tol", "marginal") if getattr(limit, f) is not None]:
+            errors.append(located(pos_of(f), f"{name} is text: {f} does not apply",
+                                  "judge text with equals: or regex:"))
+        return errors
+    if limit.regex is not None:
+        errors.append(located(pos_of("regex"), f"{name} is a number: regex does not apply",
+                              "use min/max, nominal + tol, or equals"))
+        return errors
+    if m.dimension is None:
+        return errors
+    dim = m.dimension
+    for f in numeric_fields + (["equals"] if limit.equals is not None else []):
+        v = getattr(limit, f)
+        try:
+            parse_quantity(v, dim, what=f"{f}")
+        except UnitError as err:
+            msg = err.message
+            if "expected" in msg:
+                msg = msg.replace("expected", f"but {name} is measured as", 1)
+                msg = msg.split(" (e.g.")[0] + f" ({m.unit or DIMENSIONS[dim]})" if m.unit or DIMENSIONS.get(dim) else msg
+            errors.append(located(pos_of(f), msg, err.hint, UnitError))
+    for f in ("tol", "marginal"):
+        v = getattr(limit, f)
+        if v is None or (isinstance(v, Quantity) and (v.is_ratio or not v.unit)):
+            continue
+        if isinstance(v, Quantity) and not v.compatible(dim):
+            errors.append(located(
+                pos_of(f),
+                f"{f}: {v} is not a relative tolerance (%) nor {describe_dimension(dim).split(' (e.g.')[0]} like {name}",
+                f"write it as a percentage (3 %) or in {m.unit or DIMENSIONS[dim]}",
+                UnitError,
+            ))
+    return errors
+
+
+def check_when_syntax(text: str) -> None:
+    body, _ = _when_text(text)
+    parse(body)
+
+
+def corners_product(axes: dict[str, list[Any]], order: list[str]) -> list[Corner]:
+    if not axes:
+        return []
+    names = order
+    out = []
+    for i, combo in enumerate(itertools.product(*(axes[n] for n in names))):
+        out.append(Corner(i, dict(zip(names, combo, strict=True))))
+    return out

@@ -1,0 +1,552 @@
+"""Load and check a test plan, reporting every problem at its ``file:line:col``.
+
+:func:`check_plan` never raises for a bad plan: it returns the :class:`LoadedPlan` (or None)
+and the list of every error found. :func:`load_plan` raises :class:`ValidationErrors` instead.
+The order of work: YAML with positions -> includes -> pydantic structure -> parameters and
+``--set`` -> corners -> each step (check, args, limits, timeout, when, roles) -> safety ->
+the fixture (roles and named channels), when one is given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from labctl.errors import (
+    ExpressionError,
+    LabctlError,
+    PlanError,
+    UnitError,
+    UsageError,
+    ValidationErrors,
+)
+from labctl.plan.expr import Template, names, parse
+from labctl.plan.includes import expand_includes
+from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
+from labctl.plan.model import Expr, Parameter, Plan, Step
+from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors, suggest
+from labctl.resources import resolve_data_path
+from labctl.units import Quantity, looks_like_quantity, parse_quantity
+
+
+def load_plan(
+    path: str | Path, overrides: dict[str, str] | None = None, fixture: Any = None
+) -> LoadedPlan:
+    """Load a plan for running; raise :class:`ValidationErrors` listing every problem."""
+    loaded, errors = check_plan(path, overrides, fixture)
+    if errors or loaded is None:
+        raise ValidationErrors(errors or [PlanError("plan could not be loaded", file=str(path))])
+    return loaded
+
+
+def parse_overrides(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``["vin=11.4 V", "quick=true"]`` -> dict; a pair without ``=`` is a usage error."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"--set {pair!r}: expected NAME=VALUE", hint="e.g. --set vin=11.4V")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def check_plan(
+    path: str | Path, overrides: dict[str, str] | None = None, fixture: Any = None
+) -> tuple[LoadedPlan | None, list[LabctlError]]:
+    """Check a plan completely; returns (the loaded plan or None, every error found)."""
+    display = str(path)
+    real = resolve_data_path(path, "testplans")
+    if real != Path(path):
+        display = str(path)
+    try:
+        data, smap, errors = load_yaml(real, display=display)
+    except LabctlError as err:
+        return None, [err]
+    if data is None:
+        return None, [PlanError("the plan is empty", file=display, line=1, column=1,
+                                hint="a plan needs at least name: and steps:")]
+    if not isinstance(data, dict):
+        p = smap.value(())
+        return None, [located(p, "a plan must be a mapping of keys (name:, steps: …), not a "
+                              + type(data).__name__, "see docs/plans.md for the layout")]
+    inc = expand_includes(data, smap, real, display)
+    errors.extend(inc.errors)
+    data, smap = inc.data, inc.smap
+    sha = hashlib.sha256()
+    for f in inc.files:
+        sha.update(f.read_bytes())
+
+    ctx = _Context(display, smap, errors)
+    plan, index = ctx.validate_structure(data)
+    params = ctx.parameters(data, plan, overrides or {})
+    axes, order = ctx.corners(data, params)
+    corners = corners_product(axes, order) if axes else []
+    if plan is None:
+        return None, _dedupe(errors)
+
+    requires_pos = {r: smap.value(("requires", i)) for i, r in enumerate(plan.requires)}
+    for role, pos in inc.lib_requires:
+        if role not in plan.requires:
+            plan.requires.append(role)
+            requires_pos[role] = pos
+    loaded = LoadedPlan(plan, display, smap, params, corners, sha.hexdigest(),
+                        [str(f) for f in inc.files], requires_pos, index_map=index)
+    ctx.check_steps(loaded)
+    ctx.check_safety(loaded)
+    if fixture is not None:
+        ctx.check_fixture(loaded, fixture)
+    return (loaded if not errors else None), _dedupe(errors)
+
+
+def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for e in errors:
+        k = (e.file, e.line, e.column, e.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    out.sort(key=lambda e: (e.file or "", e.line or 0, e.column or 0))
+    return out
+
+
+class _Context:
+    def __init__(self, display: str, smap: SourceMap, errors: list[LabctlError]) -> None:
+        self.display = display
+        self.smap = smap
+        self.errors = errors
+        self.broken: set[tuple[Any, ...]] = set()
+
+    def pos(self, path: tuple[Any, ...], key: bool = False) -> Pos | None:
+        p, _ = self.smap.nearest(path, key=key)
+        return p
+
+    def err(self, path: tuple[Any, ...], message: str, hint: str | None = None, *, key: bool = False,
+            cls: type[LabctlError] = PlanError, offset: int | None = None) -> None:
+        p = self.pos(path, key=key)
+        if p is not None and offset is not None:
+            p = p.shifted(offset)
+        self.errors.append(located(p, message, hint, cls))
+
+    # -- structure --------------------------------------------------------------------------
+    def validate_structure(self, data: dict[str, Any]) -> tuple[Plan | None, dict[tuple[str, int], int]]:
+        """Validate the plan's shape. On errors, report them all and keep checking what is
+        valid: the plan without its broken parts (steps keep their original positions)."""
+        try:
+            return Plan.model_validate(data), {}
+        except ValidationError as err:
+            for e in err.errors():
+                self.broken.add(tuple(p for p in e["loc"][:2]))
+            self.errors.extend(pydantic_errors(err, self.smap, model=Plan, what="the plan"))
+        partial: dict[str, Any] = {}
+        index: dict[tuple[str, int], int] = {}
+        for key, value in data.items():
+            if key in ("setup", "steps", "teardown") and isinstance(value, list) and (key,) not in self.broken:
+                kept = [i for i in range(len(value)) if (key, i) not in self.broken]
+                partial[key] = [value[i] for i in kept]
+                for new_i, old_i in enumerate(kept):
+                    index[(key, new_i)] = old_i
+            elif not any(b[:1] == (key,) for b in self.broken):
+                partial[key] = value
+        partial.setdefault("name", "?")
+        try:
+            return Plan.model_validate(partial), index
+        except ValidationError:
+            return None, {}
+
+    # -- parameters -------------------------------------------------------------------------
+    def convert(self, value: Any, path: tuple[Any, ...]) -> Any:
+        """YAML value -> plan value: quantities parsed, ``${…}`` kept as templates."""
+        if isinstance(value, list):
+            return [self.convert(v, (*path, i)) for i, v in enumerate(value)]
+        if isinstance(value, str):
+            if "${" in value:
+                return Template(value)
+            if looks_like_quantity(value):
+                try:
+                    q = parse_quantity(value)
+                except UnitError as err:
+                    self.err(path, err.message, err.hint, cls=UnitError)
+                    return None
+                return q.magnitude if not q.unit and not q.delta else q
+        return value
+
+    def parameters(self, data: dict[str, Any], plan: Plan | None, overrides: dict[str, str]) -> dict[str, Any]:
+        raw = data.get("parameters")
+        if not isinstance(raw, dict):
+            raw = {}
+        decls: dict[str, Parameter] = {}
+        for name, value in raw.items():
+            if ("parameters", name) in self.broken or ("parameters",) in self.broken:
+                continue
+            try:
+                decls[str(name)] = Parameter.model_validate(value if isinstance(value, dict) and "default" in value else {"default": value})
+            except ValidationError:
+                continue
+        values: dict[str, Any] = {}
+        default_path = {}
+        for name, decl in decls.items():
+            vpath = ("parameters", name, "default") if isinstance(raw.get(name), dict) else ("parameters", name)
+            default_path[name] = vpath
+            values[name] = self.convert(decl.default, vpath)
+        for name, text in overrides.items():
+            if name not in decls:
+                close = suggest(name, decls)
+                self.errors.append(UsageError(
+                    f"--set {name}={text}: the plan has no parameter {name!r}"
+                    + (f"; did you mean {close!r}?" if close else ""),
+                    file=self.display,
+                    hint="parameters: " + (", ".join(decls) or "none"),
+                ))
+                continue
+            try:
+                parsed = yaml.safe_load(text) if text else ""
+            except yaml.YAMLError:
+                parsed = text
+            if isinstance(parsed, str) and looks_like_quantity(parsed):
+                try:
+                    new = parse_quantity(parsed)
+                    new = new.magnitude if not new.unit else new
+                except UnitError as err:
+                    self.errors.append(UsageError(f"--set {name}={text}: {err.message}", hint=err.hint))
+                    continue
+            else:
+                new = parsed
+            old = values.get(name)
+            if isinstance(old, Quantity) and old.unit and not (isinstance(new, Quantity) and new.compatible(old.dimension)):
+                shown = new if isinstance(new, Quantity) else repr(new)
+                self.errors.append(UsageError(
+                    f"--set {name}={text}: {shown} does not fit {name} (default {old}, "
+                    f"a {old.dimension.replace('_', ' ')})",
+                    hint=f"give it in a unit of {old.dimension.replace('_', ' ')}, e.g. --set {name}='{old}'",
+                ))
+                continue
+            values[name] = new
+            default_path[name] = None  # an override has no position in the file
+        # choices
+        for name, decl in decls.items():
+            if decl.choices is not None and not isinstance(values.get(name), Template):
+                choices = [self.convert(c, ("parameters", name, "choices", i)) for i, c in enumerate(decl.choices)]
+                if values.get(name) not in choices:
+                    where = default_path.get(name)
+                    msg = f"parameter {name}: {values.get(name)!r} is not one of {', '.join(str(c) for c in choices)}"
+                    if where is None:
+                        self.errors.append(UsageError(msg))
+                    else:
+                        self.err(where, msg)
+        return self._resolve_templates(values, default_path)
+
+    def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
+        done: dict[str, Any] = {}
+        visiting: list[str] = []
+
+        def resolve(name: str) -> None:
+            if name in done:
+                return
+            value = values[name]
+            if not isinstance(value, Template):
+                done[name] = value
+                return
+            path = paths.get(name) or ("parameters", name)
+            if name in visiting:
+                chain = " -> ".join([*visiting[visiting.index(name):], name])
+                self.err(path, f"parameter cycle: {chain}", "a parameter cannot depend on itself")
+                done[name] = None
+                return
+            visiting.append(name)
+            try:
+                for body, offset in value.parts():
+                    for ref, ref_off in names(parse(body)):
+                        if ref in values:
+                            resolve(ref)
+                        else:
+                            close = suggest(ref, values)
+                            raise ExpressionError(f"undefined parameter {ref!r}", column=offset + ref_off,
+                                                  hint=(f"did you mean {close!r}? " if close else "")
+                                                  + "parameters may use other parameters only")
+                done[name] = value.render({k: v for k, v in done.items() if v is not None})
+            except ExpressionError as err:
+                self.err(path, err.message, err.hint, offset=err.column or 0, cls=ExpressionError)
+                done[name] = None
+            finally:
+                visiting.pop()
+
+        for n in values:
+            resolve(n)
+        return done
+
+    # -- corners ----------------------------------------------------------------------------
+    def corners(self, data: dict[str, Any], params: dict[str, Any]) -> tuple[dict[str, list[Any]], list[str]]:
+        raw = data.get("corners")
+        if not isinstance(raw, dict) or ("corners",) in self.broken:
+            return {}, []
+        axes: dict[str, list[Any]] = {}
+        for axis, values in raw.items():
+            if not isinstance(values, list) or not values:
+                continue
+            converted = []
+            kind = None
+            for i, v in enumerate(values):
+                path = ("corners", axis, i)
+                c = self.convert(v, path)
+                if isinstance(c, Template):
+                    try:
+                        c = c.render(params)
+                    except ExpressionError as err:
+                        self.err(path, err.message, err.hint, offset=err.column or 0, cls=ExpressionError)
+                        continue
+                this = c.dimension if isinstance(c, Quantity) else type(c).__name__
+                if this in ("int", "float"):
+                    this = "ratio"
+                if kind is None:
+                    kind = this
+                elif this != kind:
+                    self.err(path, f"corner {axis}: {c} does not match the axis's other values ({kind.replace('_', ' ')})",
+                             "every value of one axis has the same unit kind", cls=UnitError)
+                converted.append(c)
+            old = params.get(str(axis))
+            if isinstance(old, Quantity) and kind and kind != old.dimension:
+                self.err(("corners", axis), f"corner axis {axis} overrides parameter {axis} ({old}) with "
+                         f"values of another kind ({kind.replace('_', ' ')})", key=True, cls=UnitError)
+            axes[str(axis)] = converted
+        order = list(axes)
+        given = data.get("corner_order")
+        if isinstance(given, list) and ("corner_order",) not in self.broken:
+            for i, name in enumerate(given):
+                if name not in axes:
+                    close = suggest(str(name), axes)
+                    self.err(("corner_order", i), f"corner_order: {name!r} is not a corner axis"
+                             + (f"; did you mean {close!r}?" if close else ""),
+                             "axes: " + (", ".join(axes) or "none (add corners:)"))
+            missing = [a for a in axes if a not in given]
+            if missing:
+                self.err(("corner_order",), f"corner_order does not list {', '.join(missing)}",
+                         "list every axis once, slowest-changing first", key=True)
+            if len(set(given)) != len(given):
+                self.err(("corner_order",), "corner_order lists an axis twice", key=True)
+            order = [a for a in given if a in axes] + [a for a in axes if a not in given]
+            order = list(dict.fromkeys(order))
+        return axes, order
+
+    # -- steps ------------------------------------------------------------------------------
+    def check_steps(self, loaded: LoadedPlan) -> None:
+        from labctl.checks.registry import all_checks, get_check
+
+        plan = loaded.plan
+        seen: dict[str, Pos | None] = {}
+        for group, step in plan.all_steps():
+            g, i = loaded.step_path(step)
+            sp = (g, i)
+            idp = self.pos((*sp, "id"))
+            if step.id in seen:
+                first = seen[step.id]
+                where = f"{first.file}:{first.line}" if first else "above"
+                self.err((*sp, "id"), f"duplicate step id {step.id!r} (first used at {where})",
+                         "step ids must be unique across setup, steps and teardown; "
+                         "when including a library twice, give each include a prefix:")
+            else:
+                seen[step.id] = idp
+            if group != "steps" and not step.per_corner:
+                pass  # setup/teardown run once anyway
+            spec = get_check(step.check)
+            if spec is None:
+                close = suggest(step.check, all_checks())
+                families = sorted({n.split(".")[0] for n in all_checks()})
+                self.err((*sp, "check"), f"unknown check {step.check!r}"
+                         + (f"; did you mean {close!r}?" if close else ""),
+                         "checks: " + ", ".join(sorted(all_checks())) if not close else
+                         f"check families: {', '.join(families)}")
+                continue
+            runs_per_corner = group == "steps" and step.per_corner and bool(loaded.corners)
+            corners: list[Corner | None] = list(loaded.corners) if runs_per_corner else [None]
+            corner = corners[0]
+            # when:
+            if step.when is not None:
+                try:
+                    for c in corners:
+                        loaded.should_run(step, c)
+                except LabctlError as err:
+                    self.errors.append(err)
+            # args
+            args = None
+            try:
+                for c in corners:
+                    args = loaded.resolve_args(step, c)
+            except ValidationErrors as err:
+                self.errors.extend(err.errors)
+                args = None
+            except LabctlError as err:
+                self.errors.append(err)
+                args = None
+            if args is not None:
+                self._check_roles(loaded, step, spec, args)
+                try:
+                    loaded.resolve_limits(step, corner, args)
+                except ValidationErrors as err:
+                    self.errors.extend(err.errors)
+                except LabctlError as err:
+                    self.errors.append(err)
+            elif step.limits:
+                # args are broken, but limit keys and units can still be checked against the
+                # fixed measurements, if the check has any
+                pass
+            try:
+                loaded.resolve_timeout(step, corner)
+            except LabctlError as err:
+                self.errors.append(err)
+
+    def _check_roles(self, loaded: LoadedPlan, step: Step, spec: Any, args: Any) -> None:
+        requires = loaded.plan.requires
+        if not requires:
+            return
+        used = list(dict.fromkeys([*spec.roles, *args.roles()]))
+        missing = [r for r in used if r not in requires]
+        if missing:
+            sp = loaded.step_path(step)
+            self.err((*sp, "check"),
+                     f"step {step.id!r} ({step.check}) uses role{'s' if len(missing) > 1 else ''} "
+                     f"{', '.join(missing)}, not listed in requires:",
+                     f"add {', '.join(missing)} to requires: at the top of the plan")
+
+    # -- safety -----------------------------------------------------------------------------
+    def check_safety(self, loaded: LoadedPlan) -> None:
+        safety = loaded.plan.safety
+        if safety is None:
+            return
+        env = loaded.env(None)
+        for f in ("poll_interval",):
+            self._time_field(loaded, getattr(safety, f), ("safety", f), env)
+        for i, lock in enumerate(safety.interlocks):
+            base = ("safety", "interlocks", i)
+            self._time_field(loaded, lock.stale_after, (*base, "stale_after"), env)
+            dim = _signal_dimension(lock.signal)
+            bounds = {}
+            for f in ("max", "min"):
+                v = getattr(lock, f)
+                if v is None:
+                    continue
+                try:
+                    v = loaded.render(str(v), (*base, f), env) if isinstance(v, Expr) else v
+                    q = parse_quantity(v, dim, what=f)
+                    bounds[f] = q
+                except UnitError as err:
+                    msg = err.message
+                    if dim:
+                        msg = msg.replace("expected", f"but {lock.signal} is", 1)
+                    self.err((*base, f), msg, err.hint, cls=UnitError)
+                except LabctlError as err:
+                    self.errors.append(err)
+            if "max" in bounds and "min" in bounds:
+                try:
+                    if bounds["min"].pint() >= bounds["max"].pint():
+                        self.err((*base, "min"), f"interlock on {lock.signal}: min {bounds['min']} is not below max {bounds['max']}")
+                except Exception:
+                    self.err((*base, "min"), f"interlock on {lock.signal}: min and max have different units kinds",
+                             cls=UnitError)
+            role = lock.signal.split(".")[0] if "." in lock.signal else None
+            if role and loaded.plan.requires and role not in loaded.plan.requires:
+                self.err((*base, "signal"), f"interlock signal {lock.signal} uses role {role!r}, not listed in requires:",
+                         f"add {role} to requires:")
+
+    def _time_field(self, loaded: LoadedPlan, value: Any, path: tuple[Any, ...], env: dict[str, Any]) -> None:
+        try:
+            v = loaded.render(str(value), path, env) if isinstance(value, Expr) else value
+            q = parse_quantity(v, "time", what=path[-1])
+            if q.magnitude <= 0:
+                self.err(path, f"{path[-1]} must be positive")
+        except UnitError as err:
+            self.err(path, err.message, err.hint, cls=UnitError)
+        except LabctlError as err:
+            self.errors.append(err)
+
+    # -- fixture ----------------------------------------------------------------------------
+    def check_fixture(self, loaded: LoadedPlan, fixture: Any) -> None:
+        roles = fixture.roles
+        station = getattr(fixture, "station", "?")
+        offered = ", ".join(roles) or "none"
+        for role, pos in loaded.requires_pos.items():
+            if role not in roles:
+                close = suggest(role, roles)
+                self.errors.append(located(
+                    pos, f"required role {role!r} is not offered by station {station}"
+                    + (f"; did you mean {close!r}?" if close else ""),
+                    f"the fixture offers: {offered}",
+                ))
+        channels = fixture.channels
+        for _group, step in loaded.plan.all_steps():
+            try:
+                args = loaded.resolve_args(step, loaded.corners[0] if loaded.corners and step.per_corner else None)
+            except LabctlError:
+                continue
+            sp = loaded.step_path(step)
+            for name in args.channels():
+                if name not in channels:
+                    close = suggest(name, channels)
+                    self.err(_find_in(step.args, name, (*sp, "args")) or (*sp, "args"),
+                             f"channel {name!r} is not mapped in station {station}"
+                             + (f"; did you mean {close!r}?" if close else ""),
+                             "add it under channels: in the fixture (NAME: role@channel), mapped: "
+                             + (", ".join(channels) or "none"))
+            for role in args.roles():
+                if role not in roles:
+                    self.err((*sp, "check"), f"step {step.id!r} needs role {role!r}, not offered by station {station}",
+                             f"the fixture offers: {offered}")
+        if loaded.plan.safety:
+            for i, lock in enumerate(loaded.plan.safety.interlocks):
+                path = ("safety", "interlocks", i, "signal")
+                head = lock.signal.split(".")[0]
+                if "." not in lock.signal:
+                    if lock.signal not in channels:
+                        close = suggest(lock.signal, channels)
+                        self.err(path, f"interlock signal {lock.signal!r} is not a channel of station {station}"
+                                 + (f"; did you mean {close!r}?" if close else ""),
+                                 "a signal is role.property (dut.die_temp) or a named channel of the fixture")
+                elif head not in roles and head not in channels:
+                    self.err(path, f"interlock signal {lock.signal!r}: station {station} has no role {head!r}",
+                             f"the fixture offers: {offered}")
+
+
+def _find_in(obj: Any, value: str, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The path inside raw YAML data where the scalar ``value`` (or a key equal to it) is."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == value:
+                return (*path, k)
+            found = _find_in(v, value, (*path, k))
+            if found:
+                return found
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            found = _find_in(v, value, (*path, i))
+            if found:
+                return found
+    elif obj == value:
+        return path
+    return None
+
+
+_SIGNAL_DIMENSIONS = (
+    (re.compile(r"temp|_tc$|^tc_|thermo", re.I), "temperature"),
+    (re.compile(r"curr|amps?$|^i_", re.I), "current"),
+    (re.compile(r"volt|^v_|_v$", re.I), "voltage"),
+    (re.compile(r"power|watts?$|^p_", re.I), "power"),
+)
+
+
+def _signal_dimension(signal: str) -> str | None:
+    """What an interlock signal measures, from its last name (``dut.die_temp`` -> temperature)."""
+    if "." not in signal:
+        return None
+    last = signal.rsplit(".", 1)[1]
+    for rx, dim in _SIGNAL_DIMENSIONS:
+        if rx.search(last):
+            return dim
+    return None
+
+
+__all__ = ["Corner", "LoadedPlan", "check_plan", "load_plan", "parse_overrides"]

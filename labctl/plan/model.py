@@ -1,0 +1,323 @@
+"""The test-plan language: pydantic models of a plan's structure.
+
+These models check shape and types (unknown keys are errors, wrong types are errors). What
+needs context — check names and their arguments, parameters and ``${…}`` expressions, units
+against each check's measurements, fixture roles — is checked by :mod:`labctl.plan.loader`
+on top, with the same ``file:line:col`` reporting. See ``docs/plans.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from labctl.errors import LabctlError
+from labctl.plan.types import labctl_error
+from labctl.units import Quantity, parse_quantity, parse_tolerance
+
+ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+SIGNAL_PATTERN = r"^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$"
+LIMIT_KEYS = ("min", "max", "nominal", "tol", "equals", "regex", "marginal")
+
+
+class Expr(str):
+    """A value written as ``${…}``: resolved per corner by the loader, kept as text here."""
+
+    __slots__ = ()
+
+
+def _quantity_or_expr(kind: str) -> Any:
+    def validate(value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, Expr):
+            return value
+        if isinstance(value, str) and "${" in value:
+            return Expr(value)
+        try:
+            if kind == "tol":
+                return parse_tolerance(value, what=info.field_name or "tol")
+            return parse_quantity(value, what=info.field_name or "value")
+        except LabctlError as err:
+            raise labctl_error(err) from None
+
+    return validate
+
+
+def _ser_q(v: Any) -> Any:
+    return str(v) if isinstance(v, Quantity) else v
+
+
+QuantityOrExpr = Annotated[
+    Any,
+    BeforeValidator(_quantity_or_expr("quantity")),
+    PlainSerializer(_ser_q),
+    WithJsonSchema({"type": ["string", "number"], "description": "a quantity (0.75 V, 3 %, 105 degC) or ${expression}"}),
+]
+ToleranceOrExpr = Annotated[
+    Any,
+    BeforeValidator(_quantity_or_expr("tol")),
+    PlainSerializer(_ser_q),
+    WithJsonSchema({"type": ["string", "number"], "description": "relative (3 %) or absolute (±25 mV) tolerance, or ${expression}"}),
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Limit(_Strict):
+    """Limits of one measurement. ``min``/``max`` bound it; ``nominal`` + ``tol`` is the
+    same as min/max around a nominal (``tol`` absolute ``±25 mV`` or relative ``3 %``);
+    ``equals`` or ``regex`` judge text or exact values; ``marginal`` is a guard band inside
+    the limits: a value that passes but lies within it is MARGINAL (still a pass)."""
+
+    min: QuantityOrExpr | None = Field(None, description="lowest passing value (inclusive)")
+    max: QuantityOrExpr | None = Field(None, description="highest passing value (inclusive)")
+    nominal: QuantityOrExpr | None = Field(None, description="nominal value (use with tol)")
+    tol: ToleranceOrExpr | None = Field(None, description="± tolerance around nominal: 3 % or ±25 mV")
+    equals: Any = Field(None, description="the value must equal this (text, number or quantity)")
+    regex: str | None = Field(None, description="text measurements: must match this regex")
+    marginal: ToleranceOrExpr | None = Field(
+        None,
+        description="guard band inside the limits: a percentage of the window (10 %) or a "
+        "quantity (5 mV); passing values within it are MARGINAL",
+    )
+
+    @model_validator(mode="after")
+    def _combination(self) -> Limit:
+        has_window = self.min is not None or self.max is not None
+        has_nominal = self.nominal is not None or self.tol is not None
+        exact = self.equals is not None or self.regex is not None
+        if self.nominal is not None and self.tol is None:
+            raise ValueError("nominal needs tol (e.g. tol: 3 % or tol: ±25 mV)")
+        if self.tol is not None and self.nominal is None:
+            raise ValueError("tol needs nominal")
+        if has_window and has_nominal:
+            raise ValueError("give either min/max or nominal + tol, not both")
+        if exact and (has_window or has_nominal):
+            raise ValueError("equals/regex cannot be combined with min/max or nominal/tol")
+        if self.equals is not None and self.regex is not None:
+            raise ValueError("give equals or regex, not both")
+        if not (exact or has_window or has_nominal):
+            raise ValueError("a limit needs min, max, nominal + tol, equals or regex")
+        if self.marginal is not None and exact:
+            raise ValueError("marginal applies to min/max or nominal/tol limits only")
+        if self.regex is not None:
+            try:
+                re.compile(self.regex)
+            except re.error as err:
+                raise ValueError(f"regex is not valid: {err}") from None
+        if isinstance(self.min, Quantity) and isinstance(self.max, Quantity):
+            try:
+                if self.min.pint() > self.max.pint():
+                    raise ValueError(f"min ({self.min}) is above max ({self.max})")
+            except ValueError:
+                raise
+            except Exception:
+                pass  # different dimensions: reported against the measurement later
+        return self
+
+
+def _limits_shape(value: Any) -> Any:
+    """One limit, or a mapping measurement -> limit. A mapping that uses any limit key is
+    one limit (so a typo like ``maxx`` is reported as an unknown key of that limit)."""
+    if isinstance(value, dict) and any(k in LIMIT_KEYS for k in value):
+        return {"*": value}
+    return value
+
+
+Limits = Annotated[
+    dict[str, Limit],
+    BeforeValidator(_limits_shape),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"$ref": "#/$defs/Limit"},
+                {"type": "object", "additionalProperties": {"$ref": "#/$defs/Limit"},
+                 "description": "measurement name -> limit"},
+            ]
+        }
+    ),
+]
+
+
+class Step(_Strict):
+    """One step: a check with its arguments and limits."""
+
+    id: str = Field(pattern=ID_PATTERN, description="unique step id (letters, digits, _ . -)")
+    name: str | None = Field(None, description="human title shown in reports")
+    description: str | None = None
+    check: str = Field(description="check name, e.g. power.rails (see `labctl validate --list-checks`)")
+    args: dict[str, Any] = Field(default_factory=dict, description="the check's arguments")
+    limits: Limits | None = Field(
+        None, description="one limit (for every measurement) or measurement name -> limit"
+    )
+    retries: int = Field(0, ge=0, le=100, description="extra attempts after a FAIL or ERROR")
+    timeout: QuantityOrExpr | None = Field(None, description="step timeout, e.g. 10 min")
+    on_fail: Literal["continue", "stop"] = Field(
+        "continue", description="after a failure: continue with the next step, or stop (teardown runs)"
+    )
+    when: str | None = Field(None, description="condition, e.g. ambient >= 25 degC and not quick")
+    tags: list[str] = Field(default_factory=list)
+    per_corner: bool = Field(
+        True, description="false: run once, not once per corner (steps: group only)"
+    )
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        for t in v:
+            if not re.match(r"^[\w.-]+$", t):
+                raise ValueError(f"tag {t!r} may only hold letters, digits, _ . -")
+        return v
+
+    @property
+    def single_limit(self) -> Limit | None:
+        """The limit written without a measurement name (applies to every measurement)."""
+        return (self.limits or {}).get("*")
+
+
+class Interlock(_Strict):
+    """A safety condition watched for the whole run."""
+
+    signal: str = Field(
+        pattern=SIGNAL_PATTERN,
+        description="role.property (dut.die_temp, psu.ch1.current) or a named channel (TC_LID)",
+    )
+    name: str | None = None
+    max: QuantityOrExpr | None = Field(None, description="trip above this")
+    min: QuantityOrExpr | None = Field(None, description="trip below this")
+    stale_after: QuantityOrExpr = Field(
+        Quantity(3.0, "s"), description="a reading older than this (or failing) trips too"
+    )
+    action: Literal["abort"] = Field("abort", description="abort: to the safe state, run ABORTED")
+
+    @model_validator(mode="after")
+    def _bound(self) -> Interlock:
+        if self.max is None and self.min is None:
+            raise ValueError(f"interlock on {self.signal} needs max or min")
+        return self
+
+
+class Safety(_Strict):
+    poll_interval: QuantityOrExpr = Field(Quantity(1.0, "s"), description="how often interlocks are read")
+    interlocks: list[Interlock] = Field(default_factory=list)
+
+
+class Parameter(_Strict):
+    """Long form of a parameter: ``vin: {default: 12 V, description: input voltage}``."""
+
+    default: Any = Field(description="value used unless overridden by --set NAME=VALUE")
+    description: str | None = None
+    choices: list[Any] | None = Field(None, description="allowed values")
+
+
+def _parameter_shape(value: Any) -> Any:
+    if isinstance(value, dict) and "default" in value:
+        return value
+    if isinstance(value, Parameter):
+        return value
+    return {"default": value}
+
+
+ParameterDecl = Annotated[
+    Parameter,
+    BeforeValidator(_parameter_shape),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": ["string", "number", "boolean", "array"]},
+                {"$ref": "#/$defs/Parameter"},
+            ]
+        }
+    ),
+]
+
+
+def _version(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+class Plan(_Strict):
+    """A test plan."""
+
+    name: str = Field(description="plan name, recorded with every run")
+    version: Annotated[str, BeforeValidator(_version)] = Field("1", description="plan version")
+    description: str = ""
+    owner: str | None = Field(None, description="team or person responsible")
+    requires: list[str] = Field(default_factory=list, description="roles the station must offer")
+    parameters: dict[str, ParameterDecl] = Field(
+        default_factory=dict, description="NAME: default, referenced as ${NAME}; --set NAME=VALUE"
+    )
+    corners: dict[str, list[Any]] = Field(
+        default_factory=dict, description="sweep matrix: axis -> values; steps run per corner"
+    )
+    corner_order: list[str] | None = Field(
+        None, description="axes from slowest- to fastest-changing (default: as written)"
+    )
+    safety: Safety | None = None
+    setup: list[Step] = Field(default_factory=list, description="run once, before the steps")
+    steps: list[Step] = Field(default_factory=list)
+    teardown: list[Step] = Field(
+        default_factory=list, description="always runs: pass, fail, error, abort"
+    )
+
+    @field_validator("parameters", "corners")
+    @classmethod
+    def _names(cls, v: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        for name in v:
+            if not re.match(NAME_PATTERN, str(name)):
+                raise ValueError(
+                    f"{info.field_name[:-1]} name {name!r} must be a word (letters, digits, _)"
+                )
+        return v
+
+    @field_validator("corners")
+    @classmethod
+    def _non_empty(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for name, values in v.items():
+            if not values:
+                raise ValueError(f"corner axis {name!r} has no values")
+        return v
+
+    @field_validator("requires")
+    @classmethod
+    def _roles(cls, v: list[str]) -> list[str]:
+        for role in v:
+            if not re.match(r"^[A-Za-z_][\w-]*$", role):
+                raise ValueError(f"role {role!r} must be a word, e.g. psu, dmm, chamber")
+        return v
+
+    def all_steps(self) -> list[tuple[str, Step]]:
+        return [(g, s) for g in ("setup", "steps", "teardown") for s in getattr(self, g)]
+
+
+class StepLibrary(_Strict):
+    """A reusable step library, included with ``- include: lib/power-up.yaml``."""
+
+    name: str | None = None
+    description: str = ""
+    requires: list[str] = Field(default_factory=list, description="roles the steps need")
+    parameters: dict[str, ParameterDecl] = Field(
+        default_factory=dict, description="defaults; the including plan's values win"
+    )
+    steps: list[Any] = Field(description="the steps to splice in where included")
+
+
+class Include(_Strict):
+    """``- include: lib/power-up.yaml`` inside setup/steps/teardown."""
+
+    include: str = Field(description="path relative to the including file")
+    prefix: str = Field("", description="prefix added to the included steps' ids")

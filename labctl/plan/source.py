@@ -1,0 +1,376 @@
+"""YAML with positions: every key and value of a document mapped to ``file:line:col``.
+
+PyYAML's composer gives nodes with start marks; :func:`load_yaml` builds plain Python data
+from them and a :class:`SourceMap` from *paths* (``("steps", 3, "limits", "max")``, the same
+shape as a pydantic error's ``loc``) to positions. Plan and fixture loaders use it to report
+every problem where it is, and :func:`pydantic_errors` turns a pydantic ``ValidationError``
+into located labctl errors with "did you mean" hints.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labctl.errors import LabctlError, PlanError
+
+Path_ = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A 1-based position in a file; ``quoted`` tells whether the scalar there is quoted."""
+
+    file: str
+    line: int
+    column: int
+    quoted: bool = False
+
+    def shifted(self, offset: int) -> Pos:
+        """The position ``offset`` characters into the scalar (inside its quotes)."""
+        return Pos(self.file, self.line, self.column + offset + (1 if self.quoted else 0))
+
+
+@dataclass
+class SourceMap:
+    """Positions of keys and values by path; one map can span several files (includes)."""
+
+    values: dict[Path_, Pos] = field(default_factory=dict)
+    keys: dict[Path_, Pos] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def value(self, path: Iterable[Any]) -> Pos | None:
+        return self.values.get(tuple(path))
+
+    def key(self, path: Iterable[Any]) -> Pos | None:
+        return self.keys.get(tuple(path))
+
+    def nearest(self, path: Iterable[Any], *, key: bool = False) -> tuple[Pos | None, Path_]:
+        """The position of the longest prefix of ``path`` that is in the map.
+
+        Path elements that are not in the document (pydantic adds union tags such as
+        ``function-after[...]``) are skipped. With ``key=True`` the key's position is
+        preferred (for unknown keys); otherwise the value's.
+        """
+        found: Path_ = ()
+        for part in path:
+            candidate = (*found, part)
+            if candidate in self.values or candidate in self.keys:
+                found = candidate
+        if key and found in self.keys:
+            return self.keys[found], found
+        return self.values.get(found) or self.keys.get(found), found
+
+    def graft(self, other: SourceMap, at: Path_, src: Path_ = ()) -> None:
+        """Copy ``other``'s positions under ``src`` to live under ``at`` here."""
+        n = len(src)
+        for table_from, table_to in ((other.values, self.values), (other.keys, self.keys)):
+            for p, pos in table_from.items():
+                if p[:n] == src:
+                    table_to[at + p[n:]] = pos
+        for f in other.files:
+            if f not in self.files:
+                self.files.append(f)
+
+
+_LOADER: Any = None
+
+
+def _loader() -> Any:
+    """A SafeLoader with YAML 1.2 booleans: only true/false are booleans, so ``on``, ``off``,
+    ``yes`` and ``no`` stay text (``value: off`` means the word, as the engineer wrote it)."""
+    global _LOADER
+    if _LOADER is None:
+        import re
+
+        import yaml
+
+        class PlanLoader(yaml.SafeLoader):
+            pass
+
+        PlanLoader.yaml_implicit_resolvers = {
+            ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+            for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+        PlanLoader.add_implicit_resolver(
+            "tag:yaml.org,2002:bool",
+            re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+            list("tTfF"),
+        )
+        _LOADER = PlanLoader
+    return _LOADER
+
+
+class _Builder:
+    def __init__(self, file: str, error_cls: type[LabctlError]) -> None:
+        import yaml
+
+        self.file = file
+        self.error_cls = error_cls
+        self.smap = SourceMap(files=[file])
+        self.errors: list[LabctlError] = []
+        self.constructor = yaml.constructor.SafeConstructor()
+        self.yaml = yaml
+
+    def pos(self, node: Any) -> Pos:
+        style = getattr(node, "style", None)
+        return Pos(self.file, node.start_mark.line + 1, node.start_mark.column + 1, style in ("'", '"'))
+
+    def build(self, node: Any, path: Path_) -> Any:
+        yaml = self.yaml
+        self.smap.values[path] = self.pos(node)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                return self.constructor.construct_object(node, deep=True)
+            except yaml.YAMLError as err:
+                self._error(f"bad value: {getattr(err, 'problem', err)}", node)
+                return None
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode):
+            try:
+                self.constructor.flatten_mapping(node)  # YAML merge keys (<<: *anchor)
+            except yaml.YAMLError as err:
+                self._error(f"bad merge key: {getattr(err, 'problem', err)}", node)
+            out: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    self._error("a key must be a plain word, not a list or mapping", key_node)
+                    continue
+                key = self.constructor.construct_object(key_node)
+                if not isinstance(key, str | int | float | bool) or key is None:
+                    key = str(key)
+                if key in out:
+                    first = self.smap.keys[(*path, key)]
+                    self._error(
+                        f"duplicate key {key!r} (first defined at line {first.line})",
+                        key_node,
+                        hint="YAML keeps only the last one; remove or rename one of them",
+                    )
+                    continue
+                self.smap.keys[(*path, key)] = self.pos(key_node)
+                out[key] = self.build(value_node, (*path, key))
+            return out
+        return None  # pragma: no cover - yaml has no other node kinds
+
+    def _error(self, message: str, node: Any, hint: str | None = None) -> None:
+        p = self.pos(node)
+        self.errors.append(self.error_cls(message, file=p.file, line=p.line, column=p.column, hint=hint))
+
+
+def load_yaml(
+    path: str | Path,
+    *,
+    error_cls: type[LabctlError] = PlanError,
+    text: str | None = None,
+    display: str | None = None,
+) -> tuple[Any, SourceMap, list[LabctlError]]:
+    """Read one YAML document with positions.
+
+    Returns ``(data, source_map, errors)``; ``errors`` holds non-fatal problems (duplicate
+    keys). Unreadable files and YAML syntax errors raise ``error_cls`` located at the problem.
+    """
+    import yaml
+
+    name = display or str(path)
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise error_cls(f"no such file: {name}", file=name, hint="check the path") from None
+        except IsADirectoryError:
+            raise error_cls(f"{name} is a directory, not a YAML file", file=name) from None
+        except OSError as err:
+            raise error_cls(f"cannot read {name}: {err.strerror}", file=name) from None
+        except UnicodeDecodeError as err:
+            raise error_cls(f"not UTF-8 text ({err.reason})", file=name) from None
+    try:
+        node = yaml.compose(text, Loader=_loader())
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        problem = err.problem or err.context or "invalid YAML"
+        hint = _yaml_hint(problem, text, mark)
+        raise error_cls(
+            f"bad YAML: {problem}",
+            file=name,
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+            hint=hint,
+        ) from None
+    except yaml.YAMLError as err:
+        raise error_cls(f"bad YAML: {err}", file=name) from None
+    builder = _Builder(name, error_cls)
+    if node is None:
+        return None, builder.smap, []
+    data = builder.build(node, ())
+    return data, builder.smap, builder.errors
+
+
+def _yaml_hint(problem: str, text: str, mark: Any) -> str:
+    if "\t" in text and "tab" in problem.lower() or "found character '\\t'" in problem:
+        return "YAML indentation uses spaces, never tabs"
+    line = text.splitlines()[mark.line] if mark and mark.line < len(text.splitlines()) else ""
+    if "${" in line and ("{" in problem or "'{'" in problem or "expected ','" in problem):
+        return "quote values that hold ${...} inside [ ] or { }, e.g. voltage: \"${vin}\""
+    if "mapping values are not allowed" in problem:
+        return "a value containing ': ' must be quoted, or a key is indented wrongly"
+    if "expected <block end>" in problem or "did not find expected" in problem:
+        return "check the indentation of this line against the lines above it"
+    return "fix the YAML syntax at this position"
+
+
+# ------------------------------------------------------------------------------------------
+# pydantic errors -> located labctl errors
+
+
+def suggest(word: str, choices: Iterable[str]) -> str | None:
+    """The closest of ``choices`` to ``word`` ("did you mean"), if any is close enough."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _model_at(model: Any, loc: tuple[Any, ...]) -> Any:
+    """The pydantic model class that the last-but-one element of ``loc`` points into."""
+    from typing import get_args, get_origin
+
+    from pydantic import BaseModel
+
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            if isinstance(current, type) and issubclass(current, BaseModel):
+                continue
+            current = _unwrap(current, get_origin, get_args)
+            if current is None:
+                return None
+            if isinstance(part, int):
+                continue
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            f = current.model_fields.get(part)
+            if f is None:
+                continue
+            current = _unwrap(f.annotation, get_origin, get_args)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(tp: Any, get_origin: Callable[..., Any], get_args: Callable[..., Any]) -> Any:
+    from pydantic import BaseModel
+
+    for _ in range(6):
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            return tp
+        args = get_args(tp)
+        if not args:
+            return None
+        models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+        if models:
+            return models[0]
+        tp = args[-1] if get_origin(tp) is dict else args[0]
+    return None
+
+
+def pydantic_errors(
+    err: Any,
+    smap: SourceMap,
+    *,
+    prefix: Path_ = (),
+    model: Any = None,
+    error_cls: type[LabctlError] = PlanError,
+    what: str = "",
+) -> list[LabctlError]:
+    """Turn a pydantic ``ValidationError`` into located errors.
+
+    ``prefix`` is where the validated object sits in the document (a step's args are
+    validated on their own, at ``("steps", 3, "args")``). ``model`` (the validated class)
+    lets unknown keys get a "did you mean" from its field names.
+    """
+    out: list[LabctlError] = []
+    seen: set[tuple[Any, ...]] = set()
+    for e in err.errors(include_url=False):
+        loc = tuple(p for p in e["loc"] if not _is_union_tag(p))
+        full = (*prefix, *loc)
+        etype = e["type"]
+        ctx = e.get("ctx") or {}
+        hint = ctx.get("hint")
+        if etype == "extra_forbidden":
+            pos, _ = smap.nearest(full, key=True)
+            key = loc[-1] if loc else "?"
+            owner = _model_at(model, loc) if model is not None else None
+            fields = [
+                (f.alias or n) for n, f in owner.model_fields.items()
+            ] if owner is not None else []
+            close = suggest(str(key), fields)
+            where = f" in {what}" if what else ""
+            msg = f"unknown key {key!r}{where}"
+            if close:
+                msg += f"; did you mean {close!r}?"
+            hint = "allowed keys: " + ", ".join(fields) if fields else None
+        elif etype == "missing":
+            pos, found = smap.nearest(full[:-1], key=True)
+            msg = f"missing required key {loc[-1]!r}" + (f" in {what}" if what else "")
+        else:
+            pos, _ = smap.nearest(full)
+            msg = _clean_message(e)
+            words = [str(p) for p in loc if not isinstance(p, int) and p != "*"]
+            field_name = words[-1] if words else what
+            if field_name and etype not in ("value_error", "assertion_error", "labctl"):
+                msg = f"{field_name}: {msg}"
+            elif etype == "labctl" and ctx.get("prefix_field") and field_name:
+                msg = f"{field_name}: {msg}"
+        key_ = (pos, msg)
+        if key_ in seen:
+            continue
+        seen.add(key_)
+        out.append(
+            error_cls(
+                msg,
+                file=pos.file if pos else (smap.files[0] if smap.files else None),
+                line=pos.line if pos else None,
+                column=pos.column if pos else None,
+                hint=hint,
+            )
+        )
+    return out
+
+
+def _is_union_tag(part: Any) -> bool:
+    return isinstance(part, str) and (
+        "[" in part or part in ("str", "int", "float", "bool", "list", "dict", "none", "Quantity")
+        or part.startswith("function-")
+    )
+
+
+_TYPE_WORDS = {
+    "string_type": "expected text",
+    "int_type": "expected a whole number",
+    "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "float_type": "expected a number",
+    "float_parsing": "expected a number",
+    "bool_type": "expected true or false",
+    "bool_parsing": "expected true or false",
+    "list_type": "expected a list (- item lines or [a, b])",
+    "dict_type": "expected a mapping (key: value lines)",
+    "model_type": "expected a mapping (key: value lines)",
+    "model_attributes_type": "expected a mapping (key: value lines)",
+}
+
+
+def _clean_message(e: dict[str, Any]) -> str:
+    etype = e["type"]
+    if etype in _TYPE_WORDS:
+        got = e.get("input")
+        shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
+        if isinstance(got, dict):
+            shown = "a mapping"
+        elif isinstance(got, list):
+            shown = "a list"
+        return f"{_TYPE_WORDS[etype]}, got {shown}"
+    msg = str(e["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix) :]
+    return msg
