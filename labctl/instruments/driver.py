@@ -8,8 +8,10 @@ name, ``identify()``, ``drain_errors()`` and ``safe_state()``. Role implementati
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from labctl.errors import InstrumentError, InstrumentReplyError
@@ -125,7 +127,7 @@ class ProfileDriver:
             text = m.group(1).strip()
         if ch.ids:
             for cid in ch.ids:
-                if cid.upper() == text.upper():
+                if text.upper() in (cid.upper(), ch.format.format(id=cid).upper()):
                     return cid
             raise InstrumentError(f"no channel {channel!r} (channels: {', '.join(ch.ids)})", instrument=self.name,
                                   hint="check the channel in the fixture's channels map")
@@ -145,7 +147,7 @@ class ProfileDriver:
     # --------------------------------------------------------------- templates
     def render(self, template: str, *, channel: str | int | None = None, channels: Sequence[str | int] | None = None,
                value: Any = None, **kw: Any) -> str:
-        fields = {f for _, f, _, _ in _formatter_parse(template) if f}
+        fields = _fields(template)
         env: dict[str, Any] = dict(self.variables)
         if "ch" in fields:
             env["ch"] = self.channel_text(channel)
@@ -308,7 +310,7 @@ class ProfileDriver:
         """Send the profile's safe-state commands (``{ch}`` ones once per channel)."""
         done: list[str] = []
         for template in self.profile.safe_state:
-            fields = {f for _, f, _, _ in _formatter_parse(template) if f}
+            fields = _fields(template)
             targets: list[str | None] = list(self.profile.channels.ids) if ({"ch", "id"} & fields) else [None]
             for ch in targets:
                 command = self.render(template, channel=ch)
@@ -317,7 +319,6 @@ class ProfileDriver:
         return done
 
 
-def _formatter_parse(template: str):
-    import string
-
-    return string.Formatter().parse(template)
+@lru_cache(maxsize=1024)
+def _fields(template: str) -> frozenset[str]:
+    return frozenset(f for _, f, _, _ in string.Formatter().parse(template) if f)

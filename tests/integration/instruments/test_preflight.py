@@ -1,0 +1,128 @@
+"""Station pre-flight against the simulated lab: passes, and says something useful for each
+way a bench goes wrong."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from labctl.instruments.preflight import preflight
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def copy(fixture):
+    return fixture.model_copy(deep=True)
+
+
+def test_preflight_passes_on_the_simulated_lab(sim_fixture, lab):
+    report = preflight(sim_fixture)
+    assert report.ok, [(r.role, r.detail) for r in report.rows]
+    assert [r.role for r in report.rows] == list(sim_fixture.roles)
+    psu = report.row("psu")
+    assert psu.identity.startswith("Keysight Technologies,E36312A,MY59002391")
+    assert "console id: serial" in report.row("dut").detail
+
+
+def test_instrument_not_running(sim_fixture, lab):
+    from labctl.sim.testing import free_ports
+
+    fixture = copy(sim_fixture)
+    fixture.roles["dmm"].resource = f"TCPIP0::127.0.0.1::{free_ports(1)[0]}::SOCKET"
+    fixture.roles["chamber"].resource = "/nonexistent/labctl/chamber"
+    report = preflight(fixture)
+    assert not report.ok
+    assert "nothing listens at this address" in report.row("dmm").detail
+    assert "no such serial device" in report.row("chamber").detail
+    assert report.row("psu").status == "ok", "the others are still checked"
+
+
+def test_wrong_model_answering(sim_fixture, lab):
+    fixture = copy(sim_fixture)
+    fixture.roles["psu"].driver = "rigol-dp832"  # the bench has a Keysight there
+    report = preflight(fixture)
+    row = report.row("psu")
+    assert row.status == "fail"
+    assert "wrong model: profile rigol-dp832 expects DP83[12]A?, the instrument says Keysight Technologies E36312A" in row.detail
+
+
+def test_serial_differs_from_the_asset_record(sim_fixture, lab):
+    fixture = copy(sim_fixture)
+    fixture.roles["dmm"].asset.serial = "MY00000000"
+    row = preflight(fixture).row("dmm")
+    assert row.status == "fail"
+    assert "serial MY59008389 does not match the fixture's asset serial MY00000000" in row.detail
+
+
+def test_expired_and_soon_due_calibration(sim_fixture, lab):
+    today = dt.date(2027, 10, 1)  # the sim bench is due 2027-09-30
+    report = preflight(sim_fixture, today=today)
+    assert not report.ok
+    assert "calibration expired on 2027-09-30" in report.row("psu").detail
+    allowed = preflight(sim_fixture, today=today, allow_expired=True)
+    assert allowed.ok and allowed.row("psu").status == "warn"
+    soon = preflight(sim_fixture, today=dt.date(2027, 9, 20), days=30)
+    assert soon.ok and "calibration due in 10 days" in soon.row("daq").detail
+    assert soon.row("dut").status == "ok", "the DUT console has no calibration date"
+
+
+def test_error_queue_not_empty(sim_fixture, lab, station):
+    station.driver("load").write("NOT:A:COMMAND")
+    report = preflight(sim_fixture)
+    row = report.row("load")
+    assert row.status == "fail"
+    assert 'error queue not empty: -113 "Undefined header"' in row.detail
+
+
+def test_chamber_error_word_is_reported(sim_fixture, lab, station):
+    station.driver("chamber").write("BOGUS 1")  # the ATS flags CME in *ESR?
+    row = preflight(sim_fixture).row("chamber")
+    assert row.status == "fail" and "command error" in row.detail
+
+
+def test_cli_check_starts_the_simulated_lab_when_nothing_serves(tmp_path, labctl):
+    from labctl.sim.testing import isolated_fixture
+
+    path = isolated_fixture(tmp_path)
+    res = labctl("instruments", "check", "--fixture", str(path), "--json")
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = json.loads(res.stdout)
+    assert out["ok"] and any("started the simulated lab" in n for n in out["notes"])
+    assert {r["role"] for r in out["roles"]} == {"psu", "load", "dmm", "daq", "bert", "chamber", "dut"}
+
+
+def test_cli_check_table_and_exit_code_on_a_problem(tmp_path, labctl):
+    from labctl.sim.testing import isolated_fixture
+
+    path = isolated_fixture(tmp_path)
+    text = path.read_text().replace("2027-09-30", "2020-01-01", 1)
+    path.write_text(text)
+    res = labctl("instruments", "check", "--fixture", str(path))
+    assert res.returncode == 2
+    assert "Pre-flight of station" in res.stdout and "calibration expired" in res.stdout.replace("\n", " ").replace("│", " ")
+    assert "pre-flight failed for psu" in res.stdout
+    assert "Traceback" not in res.stderr
+
+
+def test_cli_check_bad_fixture_exits_4(tmp_path, labctl):
+    from labctl.sim.testing import isolated_fixture
+
+    path = isolated_fixture(tmp_path)
+    path.write_text(path.read_text().replace("driver: keysight-34465a", "driver: keysight-9999z"))
+    res = labctl("instruments", "check", "--fixture", str(path), "--no-sim")
+    assert res.returncode == 4
+    assert "role dmm: no driver profile named 'keysight-9999z'" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_cli_identify_and_scan(sim_fixture, lab, labctl):
+    res = labctl("instruments", "identify", sim_fixture.roles["daq"].resource)
+    assert res.returncode == 0, res.stderr
+    assert "model:        DAQ970A" in res.stdout and "profile:      keysight-daq970a" in res.stdout
+    res = labctl("instruments", "scan", "--no-list", "--timeout", "0.5",
+                 "-r", sim_fixture.roles["psu"].resource, "-r", sim_fixture.roles["chamber"].resource)
+    assert res.returncode == 0, res.stderr
+    flat = res.stdout.replace("\n", " ")
+    assert "keysight-e36312a" in flat and "intest-ats545" in flat
