@@ -1,0 +1,143 @@
+"""inTEST ThermoStream ATS-545 thermal forcing system on a serial line (ATS mnemonics).
+
+Queries answer one line; settings answer nothing. An unknown mnemonic or a bad number sets
+``*ESR?`` bit 32 (CME); an out-of-range value sets bit 16 (EXE) and is ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from labctl.sim.emulators import emulator
+from labctl.sim.emulators.base import LineInstrument
+
+# name -> (attribute on ChamberAir or self, minimum, maximum, reply format)
+SETTINGS: dict[str, tuple[str, float, float, str]] = {
+    "SETP": ("setpoint", -99.9, 225.0, "{:.1f}"),
+    "RAMP": ("ramp", 0.1, 9999.0, "{:.1f}"),
+    "WNDW": ("window", 0.1, 9.9, "{:.1f}"),
+    "SOAK": ("soak", 0.0, 9999.0, "{:.0f}"),
+    "ULIM": ("upper_limit", -99.9, 225.0, "{:.1f}"),
+    "LLIM": ("lower_limit", -99.9, 225.0, "{:.1f}"),
+    "HEAD": ("head_down", 0, 1, "{:d}"),
+    "FLOW": ("flow", 0, 1, "{:d}"),
+    "COOL": ("compressor", 0, 1, "{:d}"),
+    "SETN": ("self.setn", 0, 17, "{:d}"),
+    "DUTM": ("self.dut_mode", 0, 1, "{:d}"),
+    "DSNS": ("self.dut_sensor", 0, 2, "{:d}"),
+    "DUTC": ("self.dut_constant", 20, 500, "{:d}"),
+    "ADMD": ("self.air_dut_max", 10, 300, "{:d}"),
+    "TTIM": ("self.max_test_time", 0, 9999, "{:d}"),
+    "CYCC": ("self.cycle_count", 0, 9999, "{:d}"),
+    "LRNM": ("self.learn_mode", 0, 1, "{:d}"),
+}
+ACCEPTED = {"%RM", "%GL", "%LL", "RSTO", "NEXT", "RMPC", "RMPS", "CYCL", "SFIL", "CFIL"}
+ESR_EXE, ESR_CME = 16, 32
+
+
+@emulator("intest-ats545")
+class ATS545(LineInstrument):
+    model = "ATS-545"
+    default_serial = "ATS-545-0042"
+    firmware = "4.3.0"
+
+    def reset(self) -> None:
+        self.esr = 0
+        self.setn = 0
+        self.setpoints = [self.bench.chamber.room] * 18
+        self.dut_mode = 0
+        self.dut_sensor = 0
+        self.dut_constant = 100
+        self.air_dut_max = 50
+        self.max_test_time = 0
+        self.cycle_count = 0
+        self.learn_mode = 0
+        with self.bench.lock:
+            self.bench.update()
+            self.bench.chamber.reset()
+
+    def _target(self, attr: str) -> tuple[Any, str]:
+        if attr.startswith("self."):
+            return self, attr[5:]
+        return self.bench.chamber, attr
+
+    def handle(self, line: str) -> str | None:
+        word, _, arg = line.strip().partition(" ")
+        word = word.upper()
+        arg = arg.strip()
+        b = self.bench
+        with b.lock:
+            b.update()
+            query = QUERIES.get(word)
+            if query is not None:
+                return query(self)
+            if word.endswith("?") and word[:-1] in SETTINGS:
+                obj, name = self._target(SETTINGS[word[:-1]][0])
+                value = getattr(obj, name)
+                fmt = SETTINGS[word[:-1]][3]
+                return fmt.format(int(value) if fmt == "{:d}" else float(value))
+            if word in SETTINGS:
+                self._set(word, arg)
+                return None
+            if word in ACCEPTED:
+                return None
+            if word == "*RST":
+                self.reset()
+                return None
+            if word == "*CLS":
+                self.esr = 0
+                return None
+            if word == "CLER":
+                b.chamber.error_word = 0
+                return None
+        self.esr |= ESR_CME
+        return None
+
+    def _set(self, word: str, arg: str) -> None:
+        attr, lo, hi, fmt = SETTINGS[word]
+        try:
+            value = float(arg)
+        except ValueError:
+            self.esr |= ESR_CME
+            return
+        if not lo <= value <= hi:
+            self.esr |= ESR_EXE
+            return
+        chamber = self.bench.chamber
+        if word == "SETP":
+            self.setpoints[self.setn] = value
+            chamber.setpoint = value
+            return
+        obj, name = self._target(attr)
+        setattr(obj, name, bool(round(value)) if isinstance(getattr(obj, name), bool) else
+                int(round(value)) if fmt == "{:d}" else value)
+        if word == "SETN":
+            chamber.setpoint = self.setpoints[self.setn]
+
+    def _esr(self) -> str:
+        value, self.esr = self.esr, 0
+        return str(value)
+
+
+def _flow(self: ATS545) -> str:
+    return "12.0" if self.bench.chamber.active else "0.0"
+
+
+QUERIES: dict[str, Callable[[ATS545], str]] = {
+    "*IDN?": lambda s: f"inTEST Thermal Solutions,{s.model},{s.serial},{s.firmware}",
+    "*ESR?": ATS545._esr,
+    "*OPC?": lambda s: "1",
+    "TEMP?": lambda s: f"{s.bench.chamber.air + s.bench.noise(0.05):.1f}",
+    "TMPA?": lambda s: f"{s.bench.chamber.air + s.bench.noise(0.05):.1f}",
+    "TMPD?": lambda s: f"{s.bench.board_point('LID') + s.bench.noise(0.05):.1f}",
+    "SETD?": lambda s: f"{s.bench.chamber.dynamic_setpoint:.1f}",
+    "TECR?": lambda s: str(s.bench.chamber.tecr),
+    "TESR?": lambda s: "0",
+    "AUXC?": lambda s: "0",
+    "EROR?": lambda s: str(s.bench.chamber.error_word),
+    "WHAT?": lambda s: "5",
+    "FLWR?": _flow,
+    "FLRL?": _flow,
+    "CYCL?": lambda s: "0",
+}

@@ -1,0 +1,375 @@
+"""Keysight DAQ970A data acquisition system with a DAQM901A 20-channel multiplexer in slot 1.
+
+Default wiring (overridden by the fixture's ``channels:`` naming ``daq@(@NNN)``):
+101 TC_LID, 102 TC_HBM, 103 TC_VRM, 104 TC_INLET (type K thermocouples on board points),
+111 VDD_CORE, 112 VDD_HBM, 113 VDD_IO, 114 VDD_AUX (DC volts). ``TC_<POINT>`` names a
+thermocouple point (LID, HBM, VRM, INLET, DIE); a rail name wires that rail's voltage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labctl.sim.emulators import emulator
+from labctl.sim.emulators.base import BenchInstrument, nr1s
+from labctl.sim.physics.constants import RAIL_NAMES
+from labctl.sim.scpi import Call, ScpiError, scpi
+from labctl.sim.scpi.values import (
+    OVERLOAD,
+    definite_block,
+    format_channel_list,
+    nr3,
+    parse_choice,
+)
+
+DEFAULT_WIRING = {
+    "101": "TC_LID", "102": "TC_HBM", "103": "TC_VRM", "104": "TC_INLET",
+    "111": "VDD_CORE", "112": "VDD_HBM", "113": "VDD_IO", "114": "VDD_AUX",
+}
+SLOT1 = range(101, 123)
+TC_UV_PER_C = 40.7e-6
+TC_TYPES = ["B", "E", "J", "K", "N", "R", "S", "T"]
+
+
+@dataclass
+class ChanCfg:
+    func: str = "VOLT"  # TEMP | VOLT | VOLT:AC | RES
+    tc_type: str = "K"
+    unit: str = "C"
+    nplc: float = 1.0
+    range: float = 10.0
+    rjun: str = "INT"
+    delay: float = 0.0
+
+
+@emulator("keysight-daq970a")
+class DAQ970A(BenchInstrument):
+    vendor = "Keysight Technologies"
+    model = "DAQ970A"
+    firmware = "A.01.02-01.00-01.01-00.02-01-01"
+    default_serial = "MY58012345"
+    options = "DAQM901A,0,0"
+
+    def reset(self) -> None:
+        self.cfg = {ch: ChanCfg() for ch in SLOT1}
+        self.scan: list[int] = []
+        self.fmt = {"ALAR": False, "CHAN": False, "TIME": False, "UNIT": False}
+        self.time_type = "REL"
+        self.trigger_source = "IMM"
+        self.trigger_count = 1
+        self.trigger_timer = 1.0
+        self.readings: list[str] = []
+        self.armed = False
+        self.monitor_channel: int | None = None
+        self.monitor_on = False
+        if not self.wiring:
+            self.wiring = dict(DEFAULT_WIRING)
+
+    # -- channels -----------------------------------------------------------------------
+    def _chans(self, call: Call, required: bool = True) -> list[int]:
+        chans = call.channels
+        if chans is None:
+            if required:
+                raise ScpiError(-109, "channel list missing")
+            return list(self.scan)
+        for ch in chans:
+            if ch not in SLOT1:
+                raise ScpiError(-241 if 200 <= ch < 400 else -222, f"no channel {ch}")
+        return chans
+
+    def _value(self, ch: int) -> tuple[float, str]:
+        """One reading of a channel in its configured function: (value, unit)."""
+        b = self.bench
+        cfg = self.cfg[ch]
+        signal = self.wiring.get(str(ch), "")
+        point = signal[3:].upper() if signal.upper().startswith("TC_") else None
+        rail = signal.upper() if signal.upper() in RAIL_NAMES else None
+        if cfg.func == "TEMP":
+            if point is None:
+                return OVERLOAD, cfg.unit
+            c = b.board_point(point) + b.noise(0.03)
+            return {"C": c, "F": c * 9 / 5 + 32, "K": c + 273.15}[cfg.unit], cfg.unit
+        if cfg.func == "VOLT":
+            if rail:
+                v = b.board.rails[rail].voltage + b.noise(25e-6)
+            elif point:
+                v = TC_UV_PER_C * (b.board_point(point) - b.chamber.room) + b.noise(1e-6)
+            else:
+                v = b.noise(5e-6)
+            if abs(v) > cfg.range * 1.2:
+                return OVERLOAD, "VDC"
+            return v, "VDC"
+        if cfg.func == "VOLT:AC":
+            return ((b.ripple_rms(rail) if rail else 0.0) + abs(b.noise(2e-5))), "VAC"
+        return OVERLOAD, "OHM"
+
+    def _sweep(self, chans: list[int], t0: float, k: int) -> list[str]:
+        out = []
+        for ch in chans:
+            value, unit = self._value(ch)
+            fields = [nr3(value) + (f" {unit}" if self.fmt["UNIT"] else "")]
+            if self.fmt["TIME"]:
+                t = self.bench.t - t0 + k * self.trigger_timer if self.time_type == "REL" else self.bench.clock.time()
+                fields.append(f"{t:013.3f}")
+            if self.fmt["CHAN"]:
+                fields.append(str(ch))
+            if self.fmt["ALAR"]:
+                fields.append("0")
+            out.append(",".join(fields))
+        return out
+
+    def _scan_all(self, chans: list[int] | None = None) -> list[str]:
+        chans = self.scan if chans is None else chans
+        if not chans:
+            raise ScpiError(-221, "scan list is empty")
+        with self.bench.lock:
+            t0 = self.sync().t
+            out: list[str] = []
+            for k in range(max(1, self.trigger_count)):
+                out += self._sweep(chans, t0, k)
+            return out
+
+    # -- CONFigure / MEASure / READ ----------------------------------------------------
+    def _configure(self, call: Call, func: str) -> list[int]:
+        chans = self._chans(call)
+        args = call.args
+        for ch in chans:
+            c = self.cfg[ch]
+            c.func = func
+            if func == "TEMP":
+                if args:
+                    parse_choice(args[0], ["TCouple", "RTD", "FRTD", "THERmistor", "DEFault"])
+                if len(args) > 1 and args[1].upper() not in ("DEF", "DEFAULT"):
+                    c.tc_type = parse_choice(args[1], TC_TYPES)
+            elif args and args[0].upper() not in ("AUTO", "DEF", "DEFAULT"):
+                c.range = call.number(0, minimum=0.0, maximum=300.0)
+        self.scan = list(chans)
+        self.fmt = dict.fromkeys(self.fmt, False)
+        self.trigger_count = 1
+        return chans
+
+    @scpi("CONFigure:TEMPerature")
+    def conf_temp(self, call: Call) -> None:
+        self._configure(call, "TEMP")
+
+    @scpi("CONFigure:VOLTage[:DC]")
+    def conf_volt(self, call: Call) -> None:
+        self._configure(call, "VOLT")
+
+    @scpi("CONFigure:VOLTage:AC")
+    def conf_vac(self, call: Call) -> None:
+        self._configure(call, "VOLT:AC")
+
+    @scpi("CONFigure:RESistance", "CONFigure:FRESistance")
+    def conf_res(self, call: Call) -> None:
+        self._configure(call, "RES")
+
+    @scpi("MEASure:TEMPerature?")
+    def meas_temp(self, call: Call) -> str:
+        return ",".join(self._scan_all(self._configure(call, "TEMP")))
+
+    @scpi("MEASure:VOLTage[:DC]?")
+    def meas_volt(self, call: Call) -> str:
+        return ",".join(self._scan_all(self._configure(call, "VOLT")))
+
+    @scpi("MEASure:VOLTage:AC?")
+    def meas_vac(self, call: Call) -> str:
+        return ",".join(self._scan_all(self._configure(call, "VOLT:AC")))
+
+    @scpi("CONFigure?")
+    def conf_q(self, call: Call) -> str:
+        parts = []
+        for ch in self._chans(call, required=False):
+            c = self.cfg[ch]
+            parts.append(f"TEMP TC,{c.tc_type}" if c.func == "TEMP" else f"{c.func} {nr3(c.range)},{nr3(3e-6 * c.range)}")
+        return '"' + ",".join(parts) + '"'
+
+    @scpi("READ?")
+    def read(self, call: Call) -> str:
+        return ",".join(self._scan_all())
+
+    @scpi("INITiate[:IMMediate]")
+    def init(self, call: Call) -> None:
+        if self.trigger_source == "BUS":
+            self.armed, self.readings = True, []
+        else:
+            self.readings = self._scan_all()
+
+    def trigger(self) -> None:
+        if self.armed:
+            self.readings = self._scan_all()
+            self.armed = False
+
+    @scpi("FETCh?")
+    def fetch(self, call: Call) -> str:
+        if not self.readings:
+            raise ScpiError(-230, "no readings in memory")
+        return ",".join(self.readings)
+
+    @scpi("ABORt")
+    def abort(self, call: Call) -> None:
+        self.armed = False
+
+    @scpi("DATA:POINts?")
+    def points(self, call: Call) -> str:
+        return nr1s(len(self.readings))
+
+    @scpi("DATA:REMove?")
+    def remove(self, call: Call) -> str:
+        n = int(call.number(0, minimum=1))
+        if n > len(self.readings):
+            raise ScpiError(-222, "not that many readings")
+        out, self.readings = self.readings[:n], self.readings[n:]
+        return ",".join(out)
+
+    # -- ROUTe --------------------------------------------------------------------------
+    @scpi("ROUTe:SCAN")
+    def route_scan(self, call: Call) -> None:
+        self.scan = self._chans(call)
+
+    @scpi("ROUTe:SCAN?")
+    def route_scan_q(self, call: Call) -> str:
+        return definite_block(format_channel_list(self.scan))
+
+    @scpi("ROUTe:SCAN:SIZE?")
+    def route_size(self, call: Call) -> str:
+        return nr1s(len(self.scan))
+
+    @scpi("ROUTe:MONitor[:CHANnel]")
+    def mon(self, call: Call) -> None:
+        chans = self._chans(call)
+        self.monitor_channel = chans[0] if chans else None
+
+    @scpi("ROUTe:MONitor:STATe")
+    def mon_state(self, call: Call) -> None:
+        self.monitor_on = call.boolean(0)
+
+    @scpi("ROUTe:MONitor:STATe?")
+    def mon_state_q(self, call: Call) -> str:
+        return str(int(self.monitor_on))
+
+    @scpi("ROUTe:MONitor:DATA?")
+    def mon_data(self, call: Call) -> str:
+        if self.monitor_channel is None or not self.monitor_on:
+            raise ScpiError(-221, "monitor is off")
+        with self.bench.lock:
+            self.sync()
+            return nr3(self._value(self.monitor_channel)[0])
+
+    @scpi("ROUTe:CHANnel:DELay")
+    def chan_delay(self, call: Call) -> None:
+        for ch in self._chans(call):
+            self.cfg[ch].delay = call.number(0, minimum=0.0, maximum=60.0, default=0.0)
+
+    # -- SENSe per channel ----------------------------------------------------------------
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:TYPE")
+    def tc_type(self, call: Call) -> None:
+        t = parse_choice(call.arg(0), TC_TYPES)
+        for ch in self._chans(call):
+            self.cfg[ch].tc_type = t
+
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:TYPE?")
+    def tc_type_q(self, call: Call) -> str:
+        return ",".join(self.cfg[ch].tc_type for ch in self._chans(call))
+
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:RJUNction:TYPE")
+    def rjun(self, call: Call) -> None:
+        r = parse_choice(call.arg(0), ["INTernal", "EXTernal", "FIXed"])
+        for ch in self._chans(call):
+            self.cfg[ch].rjun = r
+
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:RJUNction:TYPE?")
+    def rjun_q(self, call: Call) -> str:
+        return ",".join(self.cfg[ch].rjun for ch in self._chans(call))
+
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TYPE")
+    def tran_type(self, call: Call) -> None:
+        parse_choice(call.arg(0), ["TCouple", "RTD", "FRTD", "THERmistor"])
+        for ch in self._chans(call):
+            self.cfg[ch].func = "TEMP"
+
+    @scpi("[SENSe:]TEMPerature:NPLCycles", "[SENSe:]VOLTage[:DC]:NPLCycles")
+    def nplc(self, call: Call) -> None:
+        value = call.number(0, minimum=0.02, maximum=200.0, default=1.0)
+        for ch in self._chans(call):
+            self.cfg[ch].nplc = value
+
+    @scpi("[SENSe:]TEMPerature:NPLCycles?", "[SENSe:]VOLTage[:DC]:NPLCycles?")
+    def nplc_q(self, call: Call) -> str:
+        return ",".join(nr3(self.cfg[ch].nplc) for ch in self._chans(call))
+
+    @scpi("[SENSe:]VOLTage[:DC]:RANGe")
+    def vrange(self, call: Call) -> None:
+        value = call.number(0, minimum=0.0, maximum=300.0, default=10.0)
+        for ch in self._chans(call):
+            self.cfg[ch].range = next(r for r in (0.1, 1.0, 10.0, 100.0, 300.0) if r >= value * 0.999)
+
+    @scpi("[SENSe:]VOLTage[:DC]:RANGe?")
+    def vrange_q(self, call: Call) -> str:
+        return ",".join(nr3(self.cfg[ch].range) for ch in self._chans(call))
+
+    @scpi("[SENSe:]ZERO:AUTO", "[SENSe:]VOLTage[:DC]:ZERO:AUTO", "INPut:IMPedance:AUTO",
+          "[SENSe:]VOLTage[:DC]:RANGe:AUTO", "[SENSe:]TEMPerature:TRANsducer:TCouple:CHECk")
+    def accepted(self, call: Call) -> None:
+        self._chans(call, required=False)
+
+    @scpi("UNIT:TEMPerature")
+    def unit(self, call: Call) -> None:
+        u = parse_choice(call.arg(0), ["C", "CEL", "F", "FAR", "K"])
+        u = {"CEL": "C", "FAR": "F"}.get(u, u)
+        for ch in self._chans(call, required=False) or list(SLOT1):
+            self.cfg[ch].unit = u
+
+    @scpi("UNIT:TEMPerature?")
+    def unit_q(self, call: Call) -> str:
+        chans = self._chans(call, required=False) or [101]
+        return ",".join(self.cfg[ch].unit for ch in chans)
+
+    # -- FORMat, TRIGger, SYSTem --------------------------------------------------------------
+    @scpi("FORMat:READing:ALARm", "FORMat:READing:CHANnel", "FORMat:READing:TIME", "FORMat:READing:UNIT")
+    def form(self, call: Call) -> None:
+        self.fmt[call.unit.nodes[-1].name[:4]] = call.boolean(0)
+
+    @scpi("FORMat:READing:ALARm?", "FORMat:READing:CHANnel?", "FORMat:READing:TIME?", "FORMat:READing:UNIT?")
+    def form_q(self, call: Call) -> str:
+        return str(int(self.fmt[call.unit.nodes[-1].name[:4]]))
+
+    @scpi("FORMat:READing:TIME:TYPE")
+    def form_time(self, call: Call) -> None:
+        self.time_type = parse_choice(call.arg(0), ["ABSolute", "RELative"])
+
+    @scpi("FORMat:READing:TIME:TYPE?")
+    def form_time_q(self, call: Call) -> str:
+        return self.time_type
+
+    @scpi("TRIGger:SOURce")
+    def trig_src(self, call: Call) -> None:
+        self.trigger_source = parse_choice(call.arg(0), ["IMMediate", "BUS", "EXTernal", "TIMer",
+                                                         "ALARm1", "ALARm2", "ALARm3", "ALARm4"])
+
+    @scpi("TRIGger:SOURce?")
+    def trig_src_q(self, call: Call) -> str:
+        return self.trigger_source
+
+    @scpi("TRIGger:COUNt")
+    def trig_count(self, call: Call) -> None:
+        self.trigger_count = int(call.number(0, minimum=1, maximum=1000, default=1))
+
+    @scpi("TRIGger:COUNt?")
+    def trig_count_q(self, call: Call) -> str:
+        return nr3(self.trigger_count)
+
+    @scpi("TRIGger:TIMer")
+    def trig_timer(self, call: Call) -> None:
+        self.trigger_timer = call.number(0, minimum=0.0, maximum=359999.0, default=1.0)
+
+    @scpi("TRIGger:TIMer?")
+    def trig_timer_q(self, call: Call) -> str:
+        return nr3(self.trigger_timer)
+
+    @scpi("SYSTem:CTYPe?")
+    def ctype(self, call: Call) -> str:
+        slot = int(call.number(0, minimum=100, maximum=300))
+        if slot == 100:
+            return f"Keysight Technologies,DAQM901A,{self.serial}-1,1.0"
+        return "Keysight Technologies,0,0,0"

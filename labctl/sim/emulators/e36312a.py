@@ -1,0 +1,226 @@
+"""Keysight E36312A triple-output DC power supply (CH1 6 V/5 A, CH2-3 25 V/1 A).
+
+CH1 feeds the board's VIN; CH2 and CH3 are open. CV/CC behaviour, OVP and OCP trips.
+"""
+
+from __future__ import annotations
+
+from labctl.sim.emulators import emulator
+from labctl.sim.emulators.base import BenchInstrument
+from labctl.sim.physics.supply import PsuChannel
+from labctl.sim.scpi import Call, ScpiError, scpi
+from labctl.sim.scpi.values import nr3, parse_choice
+
+_NAMES = {"CH1": 1, "CH2": 2, "CH3": 3, "P6V": 1, "P25V": 2, "N25V": 3, "OUT1": 1, "OUT2": 2, "OUT3": 3}
+V_NOISE = 0.0004
+I_NOISE = 0.0003
+
+
+@emulator("keysight-e36312a")
+class E36312A(BenchInstrument):
+    vendor = "Keysight Technologies"
+    model = "E36312A"
+    firmware = "2.1.0-1.0.4-1.12"
+    default_serial = "MY59002391"
+    options = "0"
+
+    def reset(self) -> None:
+        self.selected = 1
+        with self.bench.lock:
+            for ch in self.bench.psu.values():
+                ch.reset()
+
+    # -- helpers ------------------------------------------------------------------------
+    def _channels(self, call: Call) -> list[PsuChannel]:
+        numbers = call.channels
+        if numbers is None:
+            numbers = [self.selected]
+        if not numbers:
+            raise ScpiError(-109, "empty channel list")
+        out = []
+        for n in numbers:
+            if n not in self.bench.psu:
+                raise ScpiError(-222, f"no channel {n}")
+            out.append(self.bench.psu[n])
+        return out
+
+    def _check_ovp(self, ch: PsuChannel) -> None:
+        if ch.on and ch.v_set > ch.ovp_level:
+            ch.ovp_tripped = True
+
+    # -- channel selection ------------------------------------------------------------------
+    @scpi("INSTrument[:SELect]")
+    def inst_select(self, call: Call) -> None:
+        word = call.arg(0).upper()
+        if word not in _NAMES:
+            raise ScpiError(-224, f"no output {word}")
+        self.selected = _NAMES[word]
+
+    @scpi("INSTrument[:SELect]?")
+    def inst_select_q(self, call: Call) -> str:
+        return f"CH{self.selected}"
+
+    @scpi("INSTrument:NSELect")
+    def inst_nselect(self, call: Call) -> None:
+        n = int(call.number(0, minimum=1, maximum=3, default=1))
+        self.selected = n
+
+    @scpi("INSTrument:NSELect?")
+    def inst_nselect_q(self, call: Call) -> str:
+        return str(self.selected)
+
+    @scpi("SYSTem:CHANnel[:COUNt]?")
+    def chan_count(self, call: Call) -> str:
+        return "3"
+
+    # -- levels -------------------------------------------------------------------------
+    @scpi("[SOURce:]VOLTage[:LEVel][:IMMediate][:AMPLitude]")
+    def volt(self, call: Call) -> None:
+        with self.bench.lock:
+            self.sync()
+            for ch in self._channels(call):
+                ch.v_set = call.number(0, minimum=0.0, maximum=ch.v_max, default=0.0)
+                self._check_ovp(ch)
+            self.sync()
+
+    @scpi("[SOURce:]VOLTage[:LEVel][:IMMediate][:AMPLitude]?")
+    def volt_q(self, call: Call) -> str:
+        chans = self._channels(call)
+        if call.has(0):
+            return ",".join(nr3(call.number(0, minimum=0.0, maximum=c.v_max, default=0.0)) for c in chans)
+        return ",".join(nr3(c.v_set) for c in chans)
+
+    @scpi("[SOURce:]CURRent[:LEVel][:IMMediate][:AMPLitude]")
+    def curr(self, call: Call) -> None:
+        with self.bench.lock:
+            self.sync()
+            for ch in self._channels(call):
+                ch.i_set = call.number(0, minimum=0.002, maximum=ch.i_max, default=ch.i_max)
+            self.sync()
+
+    @scpi("[SOURce:]CURRent[:LEVel][:IMMediate][:AMPLitude]?")
+    def curr_q(self, call: Call) -> str:
+        chans = self._channels(call)
+        if call.has(0):
+            return ",".join(nr3(call.number(0, minimum=0.002, maximum=c.i_max, default=c.i_max)) for c in chans)
+        return ",".join(nr3(c.i_set) for c in chans)
+
+    @scpi("APPLy")
+    def apply(self, call: Call) -> None:
+        ch = self.bench.psu[_NAMES.get(call.arg(0).upper(), 0) or self._bad_output(call.arg(0))]
+        with self.bench.lock:
+            self.sync()
+            if call.has(1):
+                ch.v_set = call.number(1, minimum=0.0, maximum=ch.v_max, default=0.0)
+            if call.has(2):
+                ch.i_set = call.number(2, minimum=0.002, maximum=ch.i_max, default=ch.i_max)
+            self._check_ovp(ch)
+            self.sync()
+
+    @staticmethod
+    def _bad_output(word: str) -> int:
+        raise ScpiError(-224, f"no output {word}")
+
+    @scpi("APPLy?")
+    def apply_q(self, call: Call) -> str:
+        ch = self.bench.psu[self.selected]
+        return f'"{ch.v_set:.6f},{ch.i_set:.6f}"'
+
+    # -- protection ---------------------------------------------------------------------
+    @scpi("[SOURce:]VOLTage:PROTection[:LEVel]")
+    def ovp(self, call: Call) -> None:
+        with self.bench.lock:
+            for ch in self._channels(call):
+                ch.ovp_level = call.number(0, minimum=0.0, maximum=ch.v_max * 1.1, default=ch.v_max * 1.1)
+                self._check_ovp(ch)
+            self.sync()
+
+    @scpi("[SOURce:]VOLTage:PROTection[:LEVel]?")
+    def ovp_q(self, call: Call) -> str:
+        return ",".join(nr3(c.ovp_level) for c in self._channels(call))
+
+    @scpi("[SOURce:]VOLTage:PROTection:TRIPped?")
+    def ovp_trip_q(self, call: Call) -> str:
+        with self.bench.lock:
+            self.sync()
+            return ",".join(str(int(c.ovp_tripped)) for c in self._channels(call))
+
+    @scpi("[SOURce:]CURRent:PROTection:STATe")
+    def ocp(self, call: Call) -> None:
+        with self.bench.lock:
+            for ch in self._channels(call):
+                ch.ocp_enabled = call.boolean(0)
+            self.sync()
+
+    @scpi("[SOURce:]CURRent:PROTection:STATe?")
+    def ocp_q(self, call: Call) -> str:
+        return ",".join(str(int(c.ocp_enabled)) for c in self._channels(call))
+
+    @scpi("[SOURce:]CURRent:PROTection:TRIPped?")
+    def ocp_trip_q(self, call: Call) -> str:
+        with self.bench.lock:
+            self.sync()
+            return ",".join(str(int(c.ocp_tripped)) for c in self._channels(call))
+
+    @scpi("OUTPut:PROTection:CLEar", "[SOURce:]VOLTage:PROTection:CLEar", "[SOURce:]CURRent:PROTection:CLEar")
+    def prot_clear(self, call: Call) -> None:
+        with self.bench.lock:
+            for ch in self._channels(call):
+                ch.ovp_tripped = ch.ocp_tripped = False
+                if ch.v_set > ch.ovp_level:
+                    ch.on = False
+            self.sync()
+
+    # -- output -------------------------------------------------------------------------
+    @scpi("OUTPut[:STATe]")
+    def outp(self, call: Call) -> None:
+        with self.bench.lock:
+            self.sync()
+            for ch in self._channels(call):
+                ch.on = call.boolean(0)
+                self._check_ovp(ch)
+            self.sync()
+
+    @scpi("OUTPut[:STATe]?")
+    def outp_q(self, call: Call) -> str:
+        with self.bench.lock:
+            self.sync()
+            return ",".join(str(int(c.on and c.sourcing)) for c in self._channels(call))
+
+    @scpi("STATus:QUEStionable:INSTrument:ISUMmary#[:CONDition]?")
+    def isum(self, call: Call) -> str:
+        """Bit 0 (1): constant current; bit 1 (2): constant voltage; 0 when off/tripped."""
+        n = call.suffixes[0]
+        if n not in self.bench.psu:
+            raise ScpiError(-114)
+        with self.bench.lock:
+            self.sync()
+            ch = self.bench.psu[n]
+            if not ch.sourcing:
+                return "+0"
+            return "+1" if ch.cc_mode else "+2"
+
+    # -- measurements -------------------------------------------------------------------
+    @scpi("MEASure[:SCALar]:VOLTage[:DC]?", "FETCh[:SCALar]:VOLTage[:DC]?")
+    def meas_v(self, call: Call) -> str:
+        with self.bench.lock:
+            b = self.sync()
+            return ",".join(nr3(c.v_out + (b.noise(V_NOISE) if c.sourcing else b.noise(V_NOISE / 10)))
+                            for c in self._channels(call))
+
+    @scpi("MEASure[:SCALar]:CURRent[:DC]?", "FETCh[:SCALar]:CURRent[:DC]?")
+    def meas_i(self, call: Call) -> str:
+        with self.bench.lock:
+            b = self.sync()
+            return ",".join(nr3(c.i_out + b.noise(I_NOISE)) for c in self._channels(call))
+
+    @scpi("MEASure[:SCALar]:POWer[:DC]?")
+    def meas_p(self, call: Call) -> str:
+        with self.bench.lock:
+            self.sync()
+            return ",".join(nr3(c.v_out * c.i_out) for c in self._channels(call))
+
+    @scpi("OUTPut:PAIR")
+    def pair(self, call: Call) -> None:
+        if parse_choice(call.arg(0), ["OFF", "PARallel", "SERies"]) != "OFF":
+            raise ScpiError(-221, "output pairing is not wired on this bench")

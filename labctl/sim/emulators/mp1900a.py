@@ -1,0 +1,263 @@
+"""Anritsu MP1900A signal quality analyzer: one error detector (ED) per DUT lane.
+
+``:MODule:ID n`` selects lane n (1-based). Gated PRBS measurement with error count, bit
+count, BER, pattern-sync-loss and clock-loss seconds, plus eye height/width. Bits are
+compared only while the ED is in sync with the DUT's transmitter (see docs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from labctl.sim.emulators import emulator
+from labctl.sim.emulators.base import BenchInstrument
+from labctl.sim.physics import constants as K
+from labctl.sim.physics.link import ber_from_q, eye_height_mv, eye_width_ui, poisson
+from labctl.sim.scpi import Call, ScpiError, scpi
+from labctl.sim.scpi.values import nr3, parse_choice, parse_string
+
+PRBS_LENGTHS = (7, 9, 10, 11, 15, 20, 23, 31)
+
+
+@dataclass
+class EdLane:
+    prbs: int = 31
+    pattern: str = "PRBS"
+    logic: str = "POS"
+    bitrate: float = K.LINE_RATE
+    period_s: float = 60.0
+    mode: str = "SING"
+    running: bool = False
+    start_t: float = 0.0
+    end_t: float = math.inf
+    bits: float = 0.0
+    errors: int = 0
+    psloss_s: float = 0.0
+    closs_s: float = 0.0
+    threshold: float = 0.0
+    clock_sel: str = "REC"
+
+    def clear(self) -> None:
+        self.bits, self.errors, self.psloss_s, self.closs_s = 0.0, 0, 0.0, 0.0
+
+
+def _dhms(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 86400},{s % 86400 // 3600},{s % 3600 // 60},{s % 60}"
+
+
+@emulator("anritsu-mp1900a")
+class MP1900A(BenchInstrument):
+    vendor = "ANRITSU"
+    model = "MP1900A"
+    firmware = "1.00.00"
+    default_serial = "6201234567"
+    options = "MU195040A,MU195040A,MU195040A,MU195040A"
+
+    def reset(self) -> None:
+        self.module = 1
+        self.lanes = [EdLane() for _ in range(K.LANES)]
+        if self._on_step not in self.bench.lane_listeners:
+            self.bench.lane_listeners.append(self._on_step)
+
+    # -- the physics hook (called by the bench with its lock held) ----------------------------
+    def _on_step(self, t0: float, t1: float, qs: list[float], trained: bool, tx_prbs: int) -> None:
+        powered = self.bench.board.powered and not self.bench.board.latched
+        for i, ed in enumerate(self.lanes):
+            if not ed.running:
+                continue
+            a, b = max(t0, ed.start_t), min(t1, ed.end_t)
+            if b <= a:
+                continue
+            dur = b - a
+            synced = (trained and ed.pattern == "PRBS" and ed.logic == "POS" and ed.prbs == tx_prbs
+                      and abs(ed.bitrate - K.LINE_RATE) <= 1e-6 * K.LINE_RATE)
+            if not powered:
+                ed.closs_s += dur
+            if synced:
+                bits = ed.bitrate * dur
+                ed.bits += bits
+                ed.errors += poisson(self.bench.rng, bits * ber_from_q(qs[i]))
+            else:
+                ed.psloss_s += dur
+
+    # -- module selection ---------------------------------------------------------------
+    @property
+    def ed(self) -> EdLane:
+        return self.lanes[self.module - 1]
+
+    @scpi(":MODule:ID")
+    def module_id(self, call: Call) -> None:
+        n = int(call.number(0, minimum=1, maximum=K.LANES, default=1))
+        self.module = n
+
+    @scpi(":MODule:ID?")
+    def module_id_q(self, call: Call) -> str:
+        return str(self.module)
+
+    # -- pattern and rate ---------------------------------------------------------------
+    @scpi("[:SENSe]:PATTern:TYPE")
+    def ptype(self, call: Call) -> None:
+        if parse_choice(call.arg(0), ["PRBS", "PPRBs", "DATA", "ZSUBstitution", "MIXData", "SEQuence"]) != "PRBS":
+            raise ScpiError(-224, "only PRBS patterns are supported by this ED")
+        self.ed.pattern = "PRBS"
+
+    @scpi("[:SENSe]:PATTern:TYPE?")
+    def ptype_q(self, call: Call) -> str:
+        return self.ed.pattern
+
+    @scpi("[:SENSe]:PATTern:PRBS:LENGth")
+    def plen(self, call: Call) -> None:
+        n = int(call.number(0, minimum=7, maximum=31, default=31))
+        if n not in PRBS_LENGTHS:
+            raise ScpiError(-224, f"PRBS length {n} not in {PRBS_LENGTHS}")
+        self.ed.prbs = n
+
+    @scpi("[:SENSe]:PATTern:PRBS:LENGth?")
+    def plen_q(self, call: Call) -> str:
+        return str(self.ed.prbs)
+
+    @scpi("[:SENSe]:PATTern:LOGic")
+    def logic(self, call: Call) -> None:
+        self.ed.logic = parse_choice(call.arg(0), ["POSitive", "NEGative"])
+
+    @scpi("[:SENSe]:PATTern:LOGic?")
+    def logic_q(self, call: Call) -> str:
+        return self.ed.logic
+
+    @scpi("[:SENSe]:BITRate")
+    def bitrate(self, call: Call) -> None:
+        self.ed.bitrate = call.number(0, minimum=1e9, maximum=64.2e9, default=K.LINE_RATE)
+
+    @scpi("[:SENSe]:BITRate?")
+    def bitrate_q(self, call: Call) -> str:
+        return nr3(self.ed.bitrate)
+
+    # -- gating -------------------------------------------------------------------------
+    @scpi("[:SENSe]:MEASure:EALarm:PERiod")
+    def period(self, call: Call) -> None:
+        if len(call.args) != 4:
+            raise ScpiError(-109, "period is d,h,m,s")
+        d, h, m, s = (int(call.number(i, minimum=0, maximum=99 if i == 0 else 59)) for i in range(4))
+        total = d * 86400 + h * 3600 + m * 60 + s
+        if total <= 0:
+            raise ScpiError(-222, "period must be at least 1 s")
+        self.ed.period_s = float(total)
+
+    @scpi("[:SENSe]:MEASure:EALarm:PERiod?")
+    def period_q(self, call: Call) -> str:
+        return _dhms(self.ed.period_s)
+
+    @scpi("[:SENSe]:MEASure:EALarm:MODE")
+    def mode(self, call: Call) -> None:
+        self.ed.mode = parse_choice(call.arg(0), ["SINGle", "REPeat", "UNTimed"])
+
+    @scpi("[:SENSe]:MEASure:EALarm:MODE?")
+    def mode_q(self, call: Call) -> str:
+        return self.ed.mode
+
+    def _start(self, ed: EdLane) -> None:
+        with self.bench.lock:
+            now = self.sync().t
+            ed.clear()
+            ed.running = True
+            ed.start_t = now
+            ed.end_t = now + ed.period_s if ed.mode == "SING" else math.inf
+
+    def _stop(self, ed: EdLane) -> None:
+        with self.bench.lock:
+            now = self.sync().t
+            if ed.running:
+                ed.end_t = min(ed.end_t, now)
+                ed.running = False
+
+    @scpi("[:SENSe]:MEASure:STARt")
+    def start(self, call: Call) -> None:
+        self._start(self.ed)
+
+    @scpi("[:SENSe]:MEASure:STOP")
+    def stop(self, call: Call) -> None:
+        self._stop(self.ed)
+
+    @scpi("[:SENSe]:MEASure:ALL:STARt")
+    def start_all(self, call: Call) -> None:
+        for ed in self.lanes:
+            self._start(ed)
+
+    @scpi("[:SENSe]:MEASure:ALL:STOP")
+    def stop_all(self, call: Call) -> None:
+        for ed in self.lanes:
+            self._stop(ed)
+
+    def _refresh(self) -> float:
+        now = self.sync().t
+        for ed in self.lanes:
+            if ed.running and now >= ed.end_t:
+                ed.running = False
+        return now
+
+    @scpi("[:SENSe]:MEASure:EALarm:STATe?")
+    def state_q(self, call: Call) -> str:
+        with self.bench.lock:
+            self._refresh()
+            return "1" if self.ed.running else "0"
+
+    @scpi("[:SENSe]:MEASure:EALarm:ELAPsed?")
+    def elapsed_q(self, call: Call) -> str:
+        with self.bench.lock:
+            now = self._refresh()
+            ed = self.ed
+            if ed.start_t == 0.0 and ed.bits == 0 and not ed.running and ed.psloss_s == 0:
+                return "0,0,0,0"
+            return _dhms(max(0.0, min(now, ed.end_t) - ed.start_t))
+
+    # -- results ------------------------------------------------------------------------
+    @scpi(":CALCulate:DATA:EALarm?")
+    def results(self, call: Call) -> str:
+        item = parse_string(call.arg(0)).upper().replace(" ", "")
+        with self.bench.lock:
+            self._refresh()
+            ed = self.ed
+            if item in ("CURRENT:EC:TOTAL", "CURR:EC:TOT"):
+                return str(ed.errors)
+            if item in ("CURRENT:CC:TOTAL", "CURR:CC:TOT"):
+                return str(int(ed.bits))
+            if item in ("CURRENT:ER:TOTAL", "CURR:ER:TOT"):
+                return f"{ed.errors / ed.bits:.4E}" if ed.bits > 0 else "9.9100E+37"
+            if item in ("CURRENT:AINTERVAL:PSLOSS", "CURR:AINT:PSL"):
+                return str(math.ceil(ed.psloss_s - 1e-9))
+            if item in ("CURRENT:AINTERVAL:CLOSS", "CURR:AINT:CLOS"):
+                return str(math.ceil(ed.closs_s - 1e-9))
+        raise ScpiError(-224, f"unknown result item {item!r}")
+
+    @scpi(":CALCulate:DATA:EYE?")
+    def eye(self, call: Call) -> str:
+        item = parse_choice(parse_string(call.arg(0)), ["HEIGht", "WIDTh"])
+        with self.bench.lock:
+            b = self.sync()
+            board = b.board
+            q = board.lane_qs(b.t)[self.module - 1] if board.link_trained(b.t) else 0.0
+            q *= 1.0 + b.noise(0.01)
+            return nr3(eye_height_mv(q) if item == "HEIG" else eye_width_ui(q))
+
+    # -- input settings (accepted and remembered) ----------------------------------------------
+    @scpi(":INPut:DATA:THReshold")
+    def thr(self, call: Call) -> None:
+        self.ed.threshold = call.number(len(call.args) - 1, minimum=-3.5, maximum=3.3)
+
+    @scpi(":INPut:DATA:THReshold?")
+    def thr_q(self, call: Call) -> str:
+        return nr3(self.ed.threshold)
+
+    @scpi(":INPut:CLOCk:SELection")
+    def clksel(self, call: Call) -> None:
+        self.ed.clock_sel = parse_choice(call.arg(0), ["EXTernal", "RECovered"])
+
+    @scpi(":INPut:CLOCk:SELection?")
+    def clksel_q(self, call: Call) -> str:
+        return self.ed.clock_sel
+
+    @scpi(":INPut:CLOCk:DELay")
+    def clkdelay(self, call: Call) -> None:
+        call.number(0, minimum=-1000, maximum=1000)

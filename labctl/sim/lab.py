@@ -1,0 +1,202 @@
+"""The simulated lab of one fixture: one bench model, one emulator per role, served at the
+addresses written in the fixture (TCP ports on loopback, serial devices as pty symlinks)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Any
+
+from labctl.clock import Clock, ScaledClock
+from labctl.errors import FixtureError, InstrumentDisconnected
+from labctl.fixture.model import ChannelRef, Fixture
+from labctl.sim.config import SimConfig
+from labctl.sim.emulators import load_all
+from labctl.sim.faults import DUT_FAULTS, VARIANTS, FaultGate, normalize
+from labctl.sim.physics.bench import Bench
+from labctl.sim.physics.dut import DutParams
+from labctl.sim.ptyhost import PtyEndpoint
+from labctl.sim.server import TcpEndpoint
+
+log = logging.getLogger(__name__)
+
+_TCP = re.compile(r"^TCPIP\d*::(?P<host>[^:]+)::(?P<port>\d+)::SOCKET$", re.IGNORECASE)
+_ASRL = re.compile(r"^ASRL(?P<path>/.+)::INSTR$", re.IGNORECASE)
+_LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|localhost)$")
+DEFAULT_DUT = "SIM-GOLD-0001"
+
+
+def parse_celsius(text: str | float) -> float:
+    m = re.match(r"^\s*([+-]?\d+(?:\.\d*)?)\s*(degC|°C|C|celsius)?\s*$", str(text), re.IGNORECASE)
+    if not m:
+        raise FixtureError(f"sim.ambient: {text!r} is not a temperature", hint="write e.g. '25 degC'")
+    return float(m.group(1))
+
+
+def build_dut(serial: str, sim: SimConfig) -> tuple[DutParams, list[dict[str, Any]]]:
+    """The DUT's parameters (variation + variant + DUT faults) and its instrument faults."""
+    entry = sim.duts.get(serial)
+    variant = entry.variant if entry else "golden"
+    if variant not in VARIANTS:
+        raise FixtureError(f"sim.duts.{serial}.variant: unknown variant {variant!r}",
+                           hint=f"use one of {', '.join(VARIANTS)}")
+    params = DutParams.build(serial, sim.seed, variant)
+    specs = [*VARIANTS[variant], *(entry.faults if entry else []), *sim.faults]
+    instrument_faults: list[dict[str, Any]] = []
+    for raw in specs:
+        try:
+            spec = normalize(raw)
+            if spec["fault"] in DUT_FAULTS:
+                params.apply_fault(spec["fault"], spec)
+            else:
+                instrument_faults.append(spec)
+        except ValueError as err:
+            raise FixtureError(f"sim faults of {serial}: {err}") from None
+    return params, instrument_faults
+
+
+class SimulatedLab:
+    """``with SimulatedLab(fixture) as lab: ...`` serves every role of the fixture."""
+
+    def __init__(self, fixture: Fixture, *, clock: Clock | None = None, dut_serial: str | None = None) -> None:
+        load_all()
+        self.fixture = fixture
+        self.config = fixture.sim or SimConfig()
+        self.clock: Clock = clock or ScaledClock(self.config.time_scale)
+        serial = dut_serial or self.config.dut or next(iter(self.config.duts), None) or DEFAULT_DUT
+        params, inst_faults = build_dut(serial, self.config)
+        self.bench = Bench(params, clock=self.clock, seed=self.config.seed,
+                           room=parse_celsius(self.config.ambient))
+        self.instruments: dict[str, Any] = {}
+        self.gates: dict[str, FaultGate] = {}
+        self.endpoints: dict[str, TcpEndpoint | PtyEndpoint] = {}
+        self._started = False
+        self._lock = threading.Lock()
+        for role, binding in fixture.roles.items():
+            self._add_role(role, binding)
+        for spec in inst_faults:
+            self.inject(spec)
+
+    def _add_role(self, role: str, binding: Any) -> None:
+        from labctl.sim.emulators import EMULATORS
+
+        cls = EMULATORS.get(binding.driver)
+        if cls is None:
+            raise FixtureError(f"roles.{role}.driver: the simulated lab has no emulator for {binding.driver!r}",
+                               hint=f"simulated drivers: {', '.join(sorted(EMULATORS))}")
+        wiring = {}
+        for name, text in self.fixture.channels.items():
+            ref = ChannelRef.parse(text)
+            if ref.role == role:
+                wiring[ref.channel.strip("()@ ")] = name
+        inst = cls(bench=self.bench, serial=binding.asset.serial, role=role,
+                   options=binding.options, wiring=wiring)
+        gate = FaultGate()
+        resource = binding.resource.strip()
+        m = _TCP.match(resource)
+        if m:
+            if not _LOOPBACK.match(m["host"]):
+                raise FixtureError(f"roles.{role}.resource: the simulated lab serves on loopback only, not {m['host']}",
+                                   hint="use TCPIP0::127.0.0.1::PORT::SOCKET")
+            endpoint: TcpEndpoint | PtyEndpoint = TcpEndpoint(m["host"], int(m["port"]), inst, gate)
+        else:
+            a = _ASRL.match(resource)
+            path = a["path"] if a else resource
+            if not path.startswith("/"):
+                raise FixtureError(f"roles.{role}.resource: the simulated lab cannot serve {resource!r}",
+                                   hint="use TCPIP0::127.0.0.1::PORT::SOCKET or a device path like /tmp/labctl-sim/x")
+            endpoint = PtyEndpoint(path, inst, gate)
+        self.instruments[role] = inst
+        self.gates[role] = gate
+        self.endpoints[role] = endpoint
+
+    # -- life cycle ---------------------------------------------------------------------
+    def start(self) -> SimulatedLab:
+        with self._lock:
+            if self._started:
+                return self
+            started: list[TcpEndpoint | PtyEndpoint] = []
+            for role, ep in self.endpoints.items():
+                try:
+                    ep.start()
+                except OSError as err:
+                    for s in started:
+                        s.stop()
+                    raise InstrumentDisconnected(
+                        f"cannot serve role {role}: {err.strerror or err}",
+                        resource=ep.address,
+                        hint="another simulated lab may be serving this fixture; stop it or use other ports",
+                    ) from None
+                started.append(ep)
+            self._started = True
+            return self
+
+    def stop(self) -> None:
+        with self._lock:
+            for ep in self.endpoints.values():
+                ep.stop()
+            self._started = False
+
+    def __enter__(self) -> SimulatedLab:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- inspection ---------------------------------------------------------------------
+    @property
+    def board(self):  # noqa: ANN201 - the physics object
+        return self.bench.board
+
+    @property
+    def dut_serial(self) -> str:
+        return self.bench.dut.serial
+
+    @property
+    def addresses(self) -> dict[str, str]:
+        return {role: ep.address for role, ep in self.endpoints.items()}
+
+    def instrument(self, role: str) -> Any:
+        return self.instruments[role]
+
+    # -- faults and DUTs ----------------------------------------------------------------
+    def inject(self, fault_spec: Any) -> None:
+        """Inject a fault now: a name, ``{"fault": "disconnect", "role": "bert", "after": 3}``…"""
+        try:
+            spec = normalize(fault_spec)
+            if spec["fault"] in DUT_FAULTS:
+                with self.bench.lock:
+                    self.bench.update()
+                    self.bench.dut.apply_fault(spec["fault"], spec)
+                return
+        except ValueError as err:
+            raise FixtureError(f"fault {fault_spec!r}: {err}") from None
+        role = spec["role"]
+        if role not in self.instruments:
+            raise FixtureError(f"fault {spec['fault']}: no role {role!r} in this fixture",
+                               hint=f"roles: {', '.join(self.instruments)}")
+        if spec["fault"] == "scpi_error":
+            inst = self.instruments[role]
+            rules = getattr(inst, "error_rules", None)
+            if rules is None:
+                raise FixtureError(f"fault scpi_error: role {role} is not a SCPI instrument")
+            rules.append(dict(spec))
+        else:
+            self.gates[role].add(spec)
+
+    def clear_faults(self, role: str | None = None) -> None:
+        """Remove instrument faults (of one role or all)."""
+        for r in [role] if role else list(self.gates):
+            self.gates[r].clear()
+            rules = getattr(self.instruments[r], "error_rules", None)
+            if rules is not None:
+                rules.clear()
+
+    def swap_dut(self, serial: str) -> None:
+        """Put another DUT on the fixture (its variant and faults come from ``sim.duts``)."""
+        params, inst_faults = build_dut(serial, self.config)
+        self.bench.swap_dut(params)
+        self.clear_faults()
+        for spec in inst_faults:
+            self.inject(spec)

@@ -1,0 +1,142 @@
+"""The bench: chamber air, PSU, electronic load and the board, advanced together in time.
+
+Every emulator holds the same :class:`Bench`; before it reads anything it calls
+:meth:`Bench.update`, which integrates the model up to the clock's present in steps of at
+most :data:`MAX_STEP` simulated seconds. All state is guarded by :attr:`Bench.lock`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Callable
+
+from labctl.clock import Clock, RealClock
+from labctl.sim.physics import constants as K
+from labctl.sim.physics.board import Board
+from labctl.sim.physics.chamber import ChamberAir
+from labctl.sim.physics.dut import DutParams, stable_seed
+from labctl.sim.physics.supply import LoadState, e36312a_channels
+
+MAX_STEP = 0.5  # simulated seconds
+
+# (t0, t1, lane Q factors, link trained, board tx PRBS length) -> None
+LaneListener = Callable[[float, float, list[float], bool, int], None]
+
+
+class Bench:
+    def __init__(self, dut: DutParams, *, clock: Clock | None = None, seed: int = 0, room: float = 25.0) -> None:
+        self.clock = clock or RealClock()
+        self.lock = threading.RLock()
+        self.seed = seed
+        self.rng = random.Random(stable_seed(seed, "noise", dut.serial))
+        self.chamber = ChamberAir(room=room, air=room, setpoint=room, dynamic_setpoint=room)
+        self.psu = e36312a_channels()
+        self.load = LoadState()
+        self.board = Board(dut, ambient=room)
+        self.t = self.clock.monotonic()
+        self.lane_listeners: list[LaneListener] = []
+        self._vin_was_up = False
+
+    # -- DUT handling -------------------------------------------------------------------
+    @property
+    def dut(self) -> DutParams:
+        return self.board.params
+
+    def swap_dut(self, dut: DutParams) -> None:
+        """Put another DUT on the fixture (bench settings stay, the new board starts off)."""
+        with self.lock:
+            self.update()
+            self.board = Board(dut, ambient=self.chamber.air)
+            self._vin_was_up = False
+            self.rng = random.Random(stable_seed(self.seed, "noise", dut.serial))
+
+    # -- time ---------------------------------------------------------------------------
+    def now(self) -> float:
+        return self.clock.monotonic()
+
+    def update(self) -> float:
+        """Integrate the model up to now; returns the simulated time."""
+        with self.lock:
+            now = self.clock.monotonic()
+            while self.t < now:
+                dt = min(MAX_STEP, now - self.t)
+                self._step(self.t, dt)
+                self.t += dt
+            self.solve_electrical(self.t)
+            return self.t
+
+    def _step(self, t0: float, dt: float) -> None:
+        t1 = t0 + dt
+        self.chamber.step(dt)
+        board = self.board
+        board.ambient = self.chamber.air
+        self.solve_electrical(t1)
+        board.step_thermal(dt, t1)
+        if self.lane_listeners:
+            qs = board.lane_qs(t1) if board.powered else [0.0] * K.LANES
+            trained = board.link_trained(t1)
+            for listener in list(self.lane_listeners):
+                listener(t0, t1, qs, trained, board.tx_prbs)
+
+    # -- electrical network -------------------------------------------------------------
+    def solve_electrical(self, now: float) -> None:
+        """PSU CH1 -> lead resistance -> board VIN; load on the AUX header; CH2/3 open."""
+        ch1 = self.psu[1]
+        board = self.board
+        v_src = ch1.v_set if ch1.sourcing else 0.0
+        if v_src >= K.VIN_UVLO and not self._vin_was_up:
+            board.power_on(now)
+        if v_src < K.VIN_UVLO and self._vin_was_up:
+            board.power_off()
+        self._vin_was_up = v_src >= K.VIN_UVLO
+        # electronic load on VDD_AUX (rail regulates; the load sees the droop)
+        aux_rail = K.RAILS[0]
+        v_open = board.aux_open_voltage(now)
+        board.aux_load = self.load.demand(v_open, aux_rail.load_line, aux_rail.limit_a)
+        p = board.solve_rails(now) if v_src > 0 else 0.0
+        self.load.v_in = board.rails["VDD_AUX"].voltage
+        self.load.i_in = min(board.aux_load, board.rails["VDD_AUX"].current) if self.load.on else 0.0
+        ch1.cc_mode = False
+        if v_src <= 0:
+            ch1.v_out, ch1.i_out = 0.0, 0.0
+        else:
+            disc = v_src * v_src - 4 * K.LEAD_RESISTANCE * p
+            v_b = (v_src + math.sqrt(disc)) / 2 if disc > 0 else 0.0
+            i = p / v_b if v_b > 0 else ch1.i_set * 2
+            if i > ch1.i_set:
+                if ch1.ocp_enabled:
+                    ch1.ocp_tripped = True
+                    ch1.v_out = ch1.i_out = 0.0
+                    board.power_off()
+                    self._vin_was_up = False
+                    return
+                # constant-power load on a current-limited source collapses: brown-out
+                board.latched = "brownout"
+                p = board.solve_rails(now)
+                i = p / v_src
+            ch1.v_out, ch1.i_out = v_src, i
+        for n in (2, 3):
+            ch = self.psu[n]
+            ch.v_out = ch.v_set if ch.sourcing else 0.0
+            ch.i_out = 0.0
+
+    # -- readings -----------------------------------------------------------------------
+    def noise(self, sigma: float) -> float:
+        return self.rng.gauss(0.0, sigma) if sigma > 0 else 0.0
+
+    def ripple_sample(self, rail: str) -> float:
+        """One instantaneous ripple sample (V) of a rail, for ADC-like readings."""
+        vpp = self.dut.ripple_mvpp.get(rail, 0.0) / 1000.0
+        return vpp / 2 * math.sin(self.rng.uniform(0, 2 * math.pi))
+
+    def ripple_rms(self, rail: str) -> float:
+        if not self.board.rails[rail].up:
+            return 0.0
+        return self.dut.ripple_mvpp.get(rail, 0.0) / 1000.0 / (2 * math.sqrt(2))
+
+    def board_point(self, name: str) -> float:
+        """Temperature (degC) at a thermocouple point: LID, HBM, VRM, INLET."""
+        b = self.board
+        return {"LID": b.lid, "HBM": b.hbm, "VRM": b.vrm, "INLET": self.chamber.air, "DIE": b.die}[name]

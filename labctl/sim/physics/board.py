@@ -1,0 +1,167 @@
+"""The virtual accelerator board: rails (VRMs with efficiency curves), workload, thermal
+nodes with time constants, throttling, power-good sequencing and the link."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from labctl.sim.physics import constants as K
+from labctl.sim.physics.dut import DutParams
+from labctl.sim.physics.link import lane_q
+
+RAIL_BY_NAME = {r.name: r for r in K.RAILS}
+
+
+@dataclass
+class RailState:
+    voltage: float = 0.0
+    current: float = 0.0
+    loss: float = 0.0
+    up: bool = False
+
+
+@dataclass
+class Board:
+    params: DutParams
+    ambient: float = 25.0
+    powered: bool = False
+    on_since: float = 0.0
+    latched: str | None = None  # "brownout" | "thermtrip": off until VIN is cycled
+    pg_ms: dict[str, float | None] = field(default_factory=dict)
+    workload: float = 0.0
+    throttled: bool = False
+    die: float = 25.0
+    hbm: float = 25.0
+    vrm: float = 25.0
+    lid: float = 25.0
+    overtemp_s: float = 0.0
+    retrain_until: float = 0.0
+    tx_prbs: int = K.DEFAULT_PRBS
+    ops: float = 0.0
+    aux_load: float = 0.0  # A drawn by the electronic load from the AUX header
+    rails: dict[str, RailState] = field(default_factory=lambda: {n: RailState() for n in K.RAIL_NAMES})
+    p_in: float = 0.0
+
+    def __post_init__(self) -> None:
+        for attr in ("die", "hbm", "vrm", "lid"):
+            setattr(self, attr, self.ambient)
+
+    # -- power --------------------------------------------------------------------------
+    def power_on(self, now: float) -> None:
+        self.powered = True
+        self.on_since = now
+        self.throttled = False
+        self.overtemp_s = 0.0
+        self.retrain_until = now
+        t = 0.0
+        self.pg_ms = {}
+        for rail in K.RAILS:
+            if rail.name in self.params.dead_rails or t is None:
+                self.pg_ms[rail.name] = None
+                t = None  # the sequencer waits forever for this rail's PGOOD
+                continue
+            t += self.params.seq_delay_ms[rail.name]
+            self.pg_ms[rail.name] = t
+
+    def power_off(self) -> None:
+        self.powered = False
+        self.latched = None
+        self.workload = 0.0
+        self.pg_ms = {}
+
+    def rail_up(self, name: str, now: float) -> bool:
+        if not self.powered or self.latched:
+            return False
+        t = self.pg_ms.get(name)
+        return t is not None and (now - self.on_since) * 1000.0 >= t
+
+    @property
+    def effective_workload(self) -> float:
+        return min(self.workload, K.THROTTLE_CAP) if self.throttled else self.workload
+
+    def link_trained(self, now: float) -> bool:
+        return all(self.rail_up(r, now) for r in ("VDD_AUX", "VDD_CORE", "VDD_IO")) and now >= self.retrain_until
+
+    # -- electrical ---------------------------------------------------------------------
+    def solve_rails(self, now: float) -> float:
+        """Rail currents/voltages/VRM losses; returns the power drawn from VIN (W)."""
+        p = self.params
+        wl = self.effective_workload
+        link = self.link_trained(now)
+        demand = {
+            "VDD_CORE": p.leak_25c * math.exp((self.die - 25.0) / K.CORE_LEAK_TEMP_SCALE) + K.CORE_IDLE + K.CORE_DYN_MAX * wl,
+            "VDD_IO": K.IO_BASE + (K.IO_LINK + K.IO_DYN_MAX * wl if link else 0.0),
+            "VDD_HBM": K.HBM_BASE + K.HBM_DYN_MAX * wl,
+            "VDD_AUX": K.AUX_BASE,
+        }
+        total_in = K.STANDBY_POWER if self.powered else 0.0
+        for rail in K.RAILS:
+            st = self.rails[rail.name]
+            st.up = self.rail_up(rail.name, now)
+            if not st.up:
+                st.voltage = st.current = st.loss = 0.0
+                continue
+            v_open = rail.nominal * (1.0 + p.rail_offset[rail.name])
+            i = demand[rail.name]
+            if rail.name == "VDD_AUX":
+                i += self.aux_load
+            if i > rail.limit_a:  # VRM current limit: fold back
+                i = rail.limit_a
+                v = v_open * 0.3
+            else:
+                v = v_open - rail.load_line * i
+            st.voltage, st.current = v, i
+            st.loss = p.loss_scale * (rail.loss_fixed + rail.loss_a * i + rail.loss_b * i * i)
+            total_in += v * i + st.loss
+        self.p_in = total_in
+        return total_in
+
+    def aux_open_voltage(self, now: float) -> float:
+        if not self.rail_up("VDD_AUX", now):
+            return 0.0
+        return RAIL_BY_NAME["VDD_AUX"].nominal * (1.0 + self.params.rail_offset["VDD_AUX"])
+
+    # -- thermal ------------------------------------------------------------------------
+    def step_thermal(self, dt: float, now: float) -> None:
+        amb = self.ambient
+        core, io, hbm = (self.rails[n] for n in ("VDD_CORE", "VDD_IO", "VDD_HBM"))
+        p_die = core.voltage * core.current + io.voltage * io.current
+        p_hbm = hbm.voltage * hbm.current
+        p_loss = sum(r.loss for r in self.rails.values())
+        theta = self.params.theta_die
+        if self.params.overtemp and self.powered and not self.latched:
+            self.overtemp_s += dt
+            theta *= 1.0 + K.OVERTEMP_THETA_GAIN * (1.0 - math.exp(-self.overtemp_s / K.OVERTEMP_TAU))
+        a_die = 1.0 - math.exp(-dt / K.TAU_DIE)
+        self.die += (amb + p_die * theta - self.die) * a_die
+        hbm_ss = amb + K.THETA_HBM * p_hbm + K.HBM_DIE_COUPLING * (self.die - amb)
+        self.hbm += (hbm_ss - self.hbm) * (1.0 - math.exp(-dt / K.TAU_HBM))
+        self.vrm += (amb + K.THETA_VRM * p_loss - self.vrm) * (1.0 - math.exp(-dt / K.TAU_VRM))
+        lid_ss = amb + K.LID_FRACTION * (self.die - amb)
+        self.lid += (lid_ss - self.lid) * (1.0 - math.exp(-dt / K.TAU_LID))
+        if self.powered and not self.latched:
+            if self.die >= K.THERMTRIP:
+                self.latched = "thermtrip"
+            elif self.die >= K.THROTTLE_ON:
+                self.throttled = True
+            elif self.die < K.THROTTLE_OFF:
+                self.throttled = False
+            self.ops += self.throughput_tops(now) * 1e12 * dt
+
+    def throughput_tops(self, now: float) -> float:
+        if not (self.rail_up("VDD_CORE", now) and self.rail_up("VDD_HBM", now)):
+            return 0.0
+        return self.params.peak_tops * self.effective_workload
+
+    # -- link ---------------------------------------------------------------------------
+    def lane_qs(self, now: float) -> list[float]:
+        vio = self.rails["VDD_IO"].voltage
+        return [lane_q(lane, self.die, vio) for lane in self.params.lanes]
+
+    def reset(self, now: float) -> None:
+        """The console's ``reset``: idle workload, link retrains."""
+        self.workload = 0.0
+        self.throttled = False
+        self.tx_prbs = K.DEFAULT_PRBS
+        self.retrain_until = now + K.RETRAIN_S

@@ -1,0 +1,54 @@
+"""Lane signal quality: Q factor -> BER, eye size, and Poisson error arrivals."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from labctl.sim.physics import constants as K
+from labctl.sim.physics.dut import LaneParams
+
+
+def lane_q(lane: LaneParams, die_temp: float, vio: float, vio_nominal: float = 0.90) -> float:
+    """Q factor of one lane at a die temperature and IO rail voltage."""
+    q = lane.q0 * (1.0 - lane.tempco * (die_temp - 25.0))
+    under = max(0.0, 1.0 - vio / vio_nominal) if vio_nominal > 0 else 1.0
+    q *= max(0.0, 1.0 - K.Q_VIO_SENS * under)
+    return max(0.0, q)
+
+
+def ber_from_q(q: float) -> float:
+    """BER = 0.5 * erfc(Q / sqrt(2))."""
+    return 0.5 * math.erfc(q / math.sqrt(2.0))
+
+
+def eye_height_mv(q: float) -> float:
+    return K.EYE_MV_PER_Q * q
+
+
+def eye_width_ui(q: float) -> float:
+    return min(0.7, K.EYE_UI_PER_Q * q)
+
+
+def poisson(rng: random.Random, lam: float) -> int:
+    """A Poisson-distributed count with mean ``lam`` (Knuth for small, normal for large)."""
+    if lam <= 0:
+        return 0
+    if lam < 30:
+        limit = math.exp(-lam)
+        k, p = 0, rng.random()
+        while p > limit:
+            k += 1
+            p *= rng.random()
+        return k
+    return max(0, round(rng.gauss(lam, math.sqrt(lam))))
+
+
+def binomial_thin(rng: random.Random, count: int, fraction: float) -> int:
+    """How many of ``count`` events fall in a ``fraction`` of the interval."""
+    if fraction >= 1.0 or count == 0:
+        return count
+    if count > 50:
+        mean = count * fraction
+        return max(0, min(count, round(rng.gauss(mean, math.sqrt(mean * (1 - fraction))))))
+    return sum(1 for _ in range(count) if rng.random() < fraction)

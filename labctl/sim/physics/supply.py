@@ -1,0 +1,76 @@
+"""Bench power: the PSU channels and the electronic load's settings (physical state only;
+the emulators own the SCPI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class PsuChannel:
+    number: int
+    v_max: float
+    i_max: float
+    v_set: float = 0.0
+    i_set: float = 0.0
+    on: bool = False
+    ovp_level: float = 0.0
+    ocp_enabled: bool = False
+    ovp_tripped: bool = False
+    ocp_tripped: bool = False
+    v_out: float = 0.0  # terminal voltage after the last solve
+    i_out: float = 0.0
+    cc_mode: bool = False
+
+    def __post_init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.v_set = 0.0
+        self.i_set = self.i_max
+        self.on = False
+        self.ovp_level = self.v_max * 1.1
+        self.ocp_enabled = False
+        self.ovp_tripped = self.ocp_tripped = False
+        self.v_out = self.i_out = 0.0
+        self.cc_mode = False
+
+    @property
+    def sourcing(self) -> bool:
+        return self.on and not (self.ovp_tripped or self.ocp_tripped)
+
+
+def e36312a_channels() -> dict[int, PsuChannel]:
+    return {1: PsuChannel(1, 6.0, 5.0), 2: PsuChannel(2, 25.0, 1.0), 3: PsuChannel(3, 25.0, 1.0)}
+
+
+@dataclass
+class LoadState:
+    """EL34143A input settings and the last solved operating point."""
+
+    on: bool = False
+    mode: str = "CURR"  # CURR | VOLT | POW | RES
+    levels: dict[str, float] = field(default_factory=lambda: {"CURR": 0.0, "VOLT": 0.0, "POW": 0.0, "RES": 1000.0})
+    v_in: float = 0.0
+    i_in: float = 0.0
+
+    def reset(self) -> None:
+        self.on = False
+        self.mode = "CURR"
+        self.levels = {"CURR": 0.0, "VOLT": 0.0, "POW": 0.0, "RES": 1000.0}
+
+    def demand(self, v_open: float, r_source: float, i_limit: float) -> float:
+        """Current the load sinks from a source of open-circuit ``v_open`` behind ``r_source``."""
+        if not self.on or v_open <= 0.05:
+            return 0.0
+        lvl = self.levels[self.mode]
+        if self.mode == "CURR":
+            i = lvl
+        elif self.mode == "RES":
+            i = v_open / (max(lvl, 1e-3) + r_source)
+        elif self.mode == "POW":
+            disc = v_open * v_open - 4 * r_source * lvl
+            i = (v_open - disc**0.5) / (2 * r_source) if disc >= 0 else i_limit * 2
+        else:  # VOLT: sink whatever pulls the source down to the level
+            i = max(0.0, (v_open - lvl) / r_source)
+        return max(0.0, i)

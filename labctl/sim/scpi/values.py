@@ -1,0 +1,145 @@
+"""SCPI parameter and reply formats: numbers with MIN/MAX/DEF and unit suffixes, booleans,
+character data, strings, channel lists, NR1/NR3 replies."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from labctl.sim.scpi.errors import ScpiError
+
+OVERLOAD = 9.9e37
+NAN = 9.91e37
+
+_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z%]*)$")
+_UNITS = {"V", "A", "W", "OHM", "HZ", "S", "C", "K", "F", "PCT", "DB", "UI", "BPS", "CEL", "%"}
+_MULT = {"": 1.0, "U": 1e-6, "M": 1e-3, "K": 1e3, "MA": 1e6, "G": 1e9, "N": 1e-9, "P": 1e-12}
+
+
+def nr3(value: float) -> str:
+    """``+2.61920000E+01``: the reply format of Keysight instruments."""
+    if math.isnan(value):
+        value = NAN
+    return f"{value:+.8E}"
+
+
+def nr1(value: int | bool) -> str:
+    return str(int(value))
+
+
+def parse_number(
+    text: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    default: float | None = None,
+) -> float:
+    """A decimal numeric parameter; ``MIN``/``MAX``/``DEF`` map to the given bounds."""
+    word = text.strip().upper()
+    special = {"MIN": minimum, "MINIMUM": minimum, "MAX": maximum, "MAXIMUM": maximum,
+               "DEF": default, "DEFAULT": default}
+    if word in special:
+        value = special[word]
+        if value is None:
+            raise ScpiError(-224, f"{word} not allowed here")
+        return float(value)
+    if word in {"INF", "+INF"}:
+        return OVERLOAD
+    if word == "-INF":
+        return -OVERLOAD
+    m = _NUMBER.match(text.strip())
+    if not m:
+        raise ScpiError(-104 if not re.match(r"^[+-]?[\d.]", word) else -120, f"not a number: {text!r}")
+    value = float(m.group(1))
+    suffix = m.group(2).upper()
+    if suffix:
+        value *= _unit_multiplier(suffix)
+    if minimum is not None and value < minimum - 1e-12 * max(1.0, abs(minimum)):
+        raise ScpiError(-222, f"{value:g} below {minimum:g}")
+    if maximum is not None and value > maximum + 1e-12 * max(1.0, abs(maximum)):
+        raise ScpiError(-222, f"{value:g} above {maximum:g}")
+    return value
+
+
+def _unit_multiplier(suffix: str) -> float:
+    if suffix in _UNITS:
+        return 1.0
+    for unit in sorted(_UNITS, key=len, reverse=True):
+        if suffix.endswith(unit):
+            prefix = suffix[: -len(unit)]
+            if unit in {"HZ", "OHM"} and prefix == "M":
+                return 1e6  # MHZ and MOHM are mega (SCPI exception)
+            if prefix in _MULT:
+                return _MULT[prefix]
+    raise ScpiError(-131, f"unknown suffix {suffix!r}")
+
+
+def parse_bool(text: str) -> bool:
+    word = text.strip().upper()
+    if word in {"1", "ON"}:
+        return True
+    if word in {"0", "OFF"}:
+        return False
+    try:
+        return round(float(word)) != 0
+    except ValueError:
+        raise ScpiError(-224, f"expected ON|OFF|0|1, got {text!r}") from None
+
+
+def mnemonic_matches(word: str, mnemonic: str) -> bool:
+    """``word`` is the short form (upper-case letters) or the long form of ``mnemonic``."""
+    short = "".join(ch for ch in mnemonic if ch.isupper() or ch.isdigit())
+    w = word.strip().upper()
+    return w == short or w == mnemonic.upper()
+
+
+def parse_choice(text: str, choices: list[str]) -> str:
+    """Character data: returns the canonical (short-form upper) choice, e.g. ``CURR``."""
+    for choice in choices:
+        if mnemonic_matches(text, choice):
+            return "".join(ch for ch in choice if ch.isupper() or ch.isdigit())
+    raise ScpiError(-224, f"{text!r} is not one of {', '.join(choices)}")
+
+
+def parse_string(text: str) -> str:
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'":
+        return t[1:-1].replace(t[0] * 2, t[0])
+    raise ScpiError(-151, f"expected a quoted string, got {text!r}")
+
+
+def is_channel_list(text: str) -> bool:
+    return text.strip().startswith("(@")
+
+
+def parse_channel_list(text: str) -> list[int]:
+    """``(@1)``, ``(@101,102)``, ``(@101:110)``, ``(@1:3,5)``; ``(@)`` is the empty list."""
+    t = text.strip()
+    if not (t.startswith("(@") and t.endswith(")")):
+        raise ScpiError(-104, f"expected a channel list like (@101), got {text!r}")
+    body = t[2:-1].strip()
+    if not body:
+        return []
+    out: list[int] = []
+    for part in body.split(","):
+        part = part.strip()
+        try:
+            if ":" in part:
+                a, b = (int(x) for x in part.split(":", 1))
+                step = 1 if b >= a else -1
+                out.extend(range(a, b + step, step))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise ScpiError(-104, f"bad channel {part!r}") from None
+    return out
+
+
+def format_channel_list(channels: list[int]) -> str:
+    return "(@" + ",".join(str(c) for c in channels) + ")"
+
+
+def definite_block(payload: str) -> str:
+    """IEEE 488.2 definite-length block: ``#214(@101,102,103)``."""
+    n = str(len(payload))
+    return f"#{len(n)}{n}{payload}"

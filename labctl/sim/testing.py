@@ -1,0 +1,58 @@
+"""Helpers for tests that start a simulated lab beside others (and beside ``labctl sim serve``)."""
+
+from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from labctl.resources import builtin_file, resolve_data_path
+
+_TCP = re.compile(r"^(TCPIP\d*::[^:]+::)(\d+)(::SOCKET)$", re.IGNORECASE)
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free TCP ports on 127.0.0.1 (held open together while chosen)."""
+    socks = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **sim_overrides: Any) -> Path:
+    """Write a copy of a fixture with free loopback ports and serial paths under ``tmp_path``.
+
+    ``sim_overrides`` replace keys of the ``sim:`` section, e.g. ``time_scale=600``,
+    ``dut="SIM-MARG-0003"`` or ``duts={...}``. Returns the new fixture's path.
+    """
+    src = Path(source)
+    if not src.exists():
+        src = builtin_file("fixtures", str(source)) if "/" not in str(source) else resolve_data_path(source, "fixtures")
+    data = yaml.safe_load(src.read_text(encoding="utf-8"))
+    tmp_path = Path(tmp_path)
+    roles: dict[str, Any] = data.get("roles", {})
+    tcp_roles = [r for r, b in roles.items() if _TCP.match(str(b.get("resource", "")).strip())]
+    ports = iter(free_ports(len(tcp_roles)))
+    dev_dir = tmp_path / "dev"
+    for role, binding in roles.items():
+        res = str(binding.get("resource", "")).strip()
+        m = _TCP.match(res)
+        if m:
+            binding["resource"] = f"{m.group(1)}{next(ports)}{m.group(3)}"
+        elif res.startswith("/") or res.upper().startswith("ASRL"):
+            binding["resource"] = str(dev_dir / role)
+    sim = dict(data.get("sim") or {})
+    sim.update(sim_overrides)
+    data["sim"] = sim
+    out = tmp_path / f"fixture-{src.stem}.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out
