@@ -193,10 +193,27 @@ def _impl_class(profile: Profile, role_kind: str) -> type[RoleImpl]:
 
 
 def open_station(fixture: Any, *, session_log: SessionLog | None = None, clock: Any = None,
-                 profile_search: list[Path] | None = None) -> Station:
-    """A :class:`Station` for a Fixture (or the path of a fixture file)."""
+                 profile_search: list[Path] | None = None, slot: str | None = None) -> Station:
+    """A :class:`Station` for a Fixture (or the path of a fixture file).
+
+    ``slot`` selects a DUT position of the fixture: its roles and channels replace the
+    station-wide ones of the same name.
+    """
     if isinstance(fixture, str | Path):
         from labctl.fixture.loader import load_fixture_file
 
         fixture = load_fixture_file(fixture)
+    if slot is not None:
+        fixture = _with_slot(fixture, slot)
     return Station(fixture, session_log=session_log, clock=clock, profile_search=profile_search)
+
+
+def _with_slot(fixture: Any, slot: str) -> Any:
+    for s in fixture.slots:
+        if s.id == slot:
+            merged = fixture.model_copy(deep=True)
+            merged.roles.update(s.roles)
+            merged.channels.update(s.channels)
+            return merged
+    known = ", ".join(s.id for s in fixture.slots) or "none"
+    raise FixtureError(f"the fixture has no slot {slot!r}", hint=f"slots: {known}")
