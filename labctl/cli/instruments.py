@@ -61,7 +61,7 @@ def _print_report(report) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     for note in report.notes:
         console.print(f"[cyan]note:[/] {note}")
     table = Table(title=f"Pre-flight of station {report.station}")
@@ -74,6 +74,9 @@ def _print_report(report) -> None:
     failed = [r.role for r in report.rows if r.status == "fail"]
     if failed:
         console.print(f"[bold red]pre-flight failed[/] for {', '.join(failed)}")
+        for r in report.rows:
+            if r.status == "fail":
+                console.print(f"  {r.role}: {'; '.join(r.problems)}", soft_wrap=True)
     else:
         console.print("[green]pre-flight passed[/]")
 

@@ -54,6 +54,10 @@ class SafeStateResult:
     error: str | None = None
 
 
+LOAD_MODES = ("CC", "CV", "CR", "CP")
+DMM_FUNCTIONS = ("dc_voltage", "ac_voltage", "dc_current", "resistance")
+
+
 @runtime_checkable
 class Role(Protocol):
     """What every role offers."""
@@ -90,9 +94,7 @@ class PowerSupply(Role, Protocol):
 
 @runtime_checkable
 class ElectronicLoad(Role, Protocol):
-    """A DC electronic load. Modes CC, CV, CR, CP. Safe state: input off."""
-
-    MODES = ("CC", "CV", "CR", "CP")
+    """A DC electronic load. Modes CC, CV, CR, CP (``LOAD_MODES``). Safe state: input off."""
 
     def set_mode(self, mode: str) -> None: ...
     def mode(self) -> str: ...
@@ -108,9 +110,7 @@ class ElectronicLoad(Role, Protocol):
 
 @runtime_checkable
 class Multimeter(Role, Protocol):
-    """A digital multimeter. Safe state: measurement aborted (it has no outputs)."""
-
-    FUNCTIONS = ("dc_voltage", "ac_voltage", "dc_current", "resistance")
+    """A digital multimeter (functions: ``DMM_FUNCTIONS``). Safe state: measurement aborted."""
 
     def measure(self, function: str = "dc_voltage") -> float: ...
     def set_range(self, function: str, value: float | None) -> None:

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 from labctl.errors import InstrumentError, InstrumentReplyError
 from labctl.instruments.impl.base import RoleImpl
-
-FUNCTIONS = ("dc_voltage", "ac_voltage", "dc_current", "resistance")
+from labctl.instruments.roles import DMM_FUNCTIONS as FUNCTIONS
 
 
 class ProfileMultimeter(RoleImpl):

@@ -22,7 +22,8 @@ def test_instrument_timeout_fault_raises_instrument_timeout(sim_fixture, lab, ro
     with open_station(fixture) as station:
         obj = station.role(role)
         lab.inject({"fault": "instrument_timeout", "role": role})
-        call = {"dmm": lambda: obj.measure("dc_voltage"), "chamber": obj.temperature, "dut": obj.sensors}[role]
+        call = {"dmm": lambda: obj.measure("dc_voltage"), "chamber": lambda: obj.temperature(),
+                "dut": lambda: obj.sensors()}[role]
         with pytest.raises(InstrumentTimeout) as info:
             call()
         err = info.value

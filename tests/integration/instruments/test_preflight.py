@@ -101,8 +101,9 @@ def test_cli_check_table_and_exit_code_on_a_problem(tmp_path, labctl):
     path.write_text(text)
     res = labctl("instruments", "check", "--fixture", str(path))
     assert res.returncode == 2
-    assert "Pre-flight of station" in res.stdout and "calibration expired" in res.stdout.replace("\n", " ").replace("│", " ")
+    assert "Pre-flight of station sim-bench-1" in res.stdout
     assert "pre-flight failed for psu" in res.stdout
+    assert "psu: calibration expired on 2020-01-01" in res.stdout
     assert "Traceback" not in res.stderr
 
 
@@ -113,7 +114,7 @@ def test_cli_check_bad_fixture_exits_4(tmp_path, labctl):
     path.write_text(path.read_text().replace("driver: keysight-34465a", "driver: keysight-9999z"))
     res = labctl("instruments", "check", "--fixture", str(path), "--no-sim")
     assert res.returncode == 4
-    assert "role dmm: no driver profile named 'keysight-9999z'" in res.stderr
+    assert "keysight-9999z" in res.stderr and "no driver profile" in res.stderr
     assert "Traceback" not in res.stderr
 
 

@@ -104,3 +104,14 @@ def test_slot_overrides_roles_and_channels(servers):
         assert ch == "2" and role.measure_voltage(ch) == 5.0
     with pytest.raises(FixtureError, match="no slot 'Z'"):
         open_station(fx, slot="Z")
+
+
+def test_every_default_implementation_satisfies_its_role_interface():
+    from labctl.instruments.impl import DEFAULT_IMPLS
+    from labctl.instruments.roles import ROLE_TYPES
+
+    for kind, proto in ROLE_TYPES.items():
+        cls = DEFAULT_IMPLS[kind]
+        members = [m for m in dir(proto) if not m.startswith("_")]
+        missing = [m for m in members if not hasattr(cls, m) and m not in ("name",)]
+        assert not missing, f"{cls.__name__} lacks {missing} of {proto.__name__}"
