@@ -65,11 +65,12 @@ def _print_report(report) -> None:
     for note in report.notes:
         console.print(f"[cyan]note:[/] {note}")
     table = Table(title=f"Pre-flight of station {report.station}")
-    for col in ("role", "driver", "resource", "status", "identity", "detail"):
+    for col in ("role", "driver", "resource", "status", "model", "serial", "detail"):
         table.add_column(col, overflow="fold")
     style = {"ok": "green", "warn": "yellow", "fail": "bold red"}
     for r in report.rows:
-        table.add_row(r.role, r.driver, r.resource, f"[{style[r.status]}]{r.status.upper()}[/]", r.identity, r.detail)
+        table.add_row(r.role, r.driver, r.resource, f"[{style[r.status]}]{r.status.upper()}[/]", r.model, r.serial,
+                      r.detail)
     console.print(table)
     failed = [r.role for r in report.rows if r.status == "fail"]
     if failed:

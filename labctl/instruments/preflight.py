@@ -24,7 +24,9 @@ class PreflightRow:
     driver: str
     resource: str
     status: str = OK
-    identity: str = ""
+    identity: str = ""  # the full *IDN? reply
+    model: str = ""
+    serial: str = ""
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -101,7 +103,7 @@ def _check_role(st: Station, name: str, row: PreflightRow) -> None:
     entry = st.entry(name)
     driver = st.driver(name)  # opens: InstrumentDisconnected when nothing answers
     found = driver.identify()
-    row.identity = f"{found.manufacturer},{found.model},{found.serial},{found.firmware}".strip(",")
+    row.identity, row.model, row.serial = found.raw, found.model, found.serial
     ident = entry.profile.identity
     if not driver.identity_matches(found):
         row.fail(f"wrong model: profile {entry.profile.name} expects {ident.model}, "

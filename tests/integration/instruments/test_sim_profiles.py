@@ -178,3 +178,15 @@ def test_session_log_has_every_exchange(station):
     recs = [r for r in station.session_log.records if r["instrument"] == "psu"]
     assert ("query", "MEAS:VOLT? (@1)") in [(r["kind"], r["text"]) for r in recs]
     assert recs[-1]["kind"] == "reply" and "elapsed_s" in recs[-1]
+
+
+def test_serial_roles_also_work_through_visa_asrl(sim_fixture, lab):
+    from labctl.instruments import open_station
+
+    fixture = sim_fixture.model_copy(deep=True)
+    for role in ("chamber", "dut"):
+        fixture.roles[role].resource = f"ASRL{sim_fixture.roles[role].resource}::INSTR"
+    with open_station(fixture) as st:
+        assert st.driver("chamber").transport.kind == "visa"
+        assert st.role("chamber").temperature() == pytest.approx(25, abs=2)
+        assert st.role("dut").identify()["serial"] == lab.dut_serial
