@@ -37,9 +37,12 @@ def alembic_config(conn: Connection | None = None):  # -> alembic.config.Config
     return cfg
 
 
-def upgrade(engine: Engine, where: str) -> None:
-    """Migrate ``engine``'s database to :data:`HEAD` (no-op when it is current)."""
-    with engine.connect() as conn:
+def upgrade(engine: Engine, where: str, read_engine: Engine | None = None) -> None:
+    """Migrate ``engine``'s database to :data:`HEAD` (no-op when it is current).
+
+    The check reads through ``read_engine`` so that opening a store never waits for a writer.
+    """
+    with (read_engine or engine).connect() as conn:
         rev = current_revision(conn)
         conn.rollback()
     if rev == HEAD:

@@ -132,7 +132,7 @@ class Store:
         else:
             raise StoreError(f"unsupported database {self.display_url}")
         try:
-            migrate.upgrade(self.engine, self.display_url)
+            migrate.upgrade(self.engine, self.display_url, self.read_engine)
             if mark_interrupted:
                 self.mark_interrupted()
         except SQLAlchemyError as exc:

@@ -1,0 +1,284 @@
+"""Reading the store: plain rows for the command line, pandas DataFrames for notebooks.
+
+    from labctl.store import open_store, query
+    store = open_store()
+    query.runs(store, plan="power-smoke", since="7d")       # one row per run
+    query.measurements(store, dut="DUT-17")                  # every context column a report needs
+    query.samples(store, run_id, series="chamber_temp")
+
+DataFrame functions import pandas lazily; times become UTC timestamps there. Measurements
+default to the final attempt of each step (``final_only=False`` returns every attempt).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, func, literal, not_, or_, select
+from sqlalchemy.orm import aliased
+from sqlalchemy.sql import Select
+
+from labctl.errors import StoreError, UsageError
+from labctl.store import schema as T
+from labctl.store.store import Store, split_step_key
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_since(value: str | float | datetime | None, now: float | None = None) -> float | None:
+    """``"2h"``, ``"3d"``, ``"2026-11-30"``, ``"2026-11-30T08:00"``, a datetime or epoch -> epoch."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)\s*", value)
+    if m:
+        return (time.time() if now is None else now) - float(m.group(1)) * _UNITS[m.group(2)]
+    try:
+        dt = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise UsageError(
+            f"cannot read --since {value!r}",
+            hint="use an age like 30m, 12h, 7d or a date like 2026-11-30 or 2026-11-30T08:00",
+        ) from None
+    return (dt if dt.tzinfo else dt.astimezone()).timestamp()
+
+
+# -- runs -----------------------------------------------------------------------------------
+
+def _count_steps(outcome: str) -> Any:
+    return (
+        select(func.count()).select_from(T.steps)
+        .where(T.steps.c.run_id == T.runs.c.id, T.steps.c.outcome == outcome).scalar_subquery()
+    )
+
+
+def _runs_select(plan: str | None, dut: str | None, station: str | None, outcome: str | None,
+                 since: Any, limit: int | None) -> Select:
+    q = select(
+        T.runs.c.id, T.runs.c.started_at, T.runs.c.ended_at, T.runs.c.outcome, T.runs.c.plan_name,
+        T.runs.c.plan_version, T.runs.c.plan_hash, T.runs.c.station, T.runs.c.slot, T.runs.c.dut_serial,
+        T.runs.c.operator, T.runs.c.labctl_version, T.runs.c.host, T.runs.c.pid, T.runs.c.sessions,
+        T.runs.c.resumed_from, T.runs.c.message,
+        _count_steps("PASS").label("steps_passed"), _count_steps("FAIL").label("steps_failed"),
+        _count_steps("ERROR").label("steps_error"),
+    ).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
+    for column, value in ((T.runs.c.plan_name, plan), (T.runs.c.dut_serial, dut), (T.runs.c.station, station)):
+        if value:
+            q = q.where(column.like(value.replace("*", "%")) if "*" in value else column == value)
+    if outcome:
+        q = q.where(T.runs.c.outcome.in_([o.strip() for o in outcome.split(",")]))
+    since_t = parse_since(since)
+    if since_t is not None:
+        q = q.where(T.runs.c.started_at >= since_t)
+    if limit:
+        q = q.limit(limit)
+    return q
+
+
+def list_runs(store: Store, *, plan: str | None = None, dut: str | None = None, station: str | None = None,
+              outcome: str | None = None, since: Any = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """Runs newest first, as dicts (filters match exactly, or with ``*`` wildcards)."""
+    with store.read_engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(_runs_select(plan, dut, station, outcome, since, limit))]
+    for r in rows:
+        r["duration"] = (r["ended_at"] - r["started_at"]) if r["ended_at"] is not None else None
+    return rows
+
+
+def find_run(store: Store, run_id: str) -> str:
+    """The full id of a run given its id or a unique prefix of it."""
+    with store.read_engine.connect() as conn:
+        if conn.execute(select(T.runs.c.id).where(T.runs.c.id == run_id)).first():
+            return run_id
+        found = conn.execute(select(T.runs.c.id).where(T.runs.c.id.like(run_id.replace("%", "") + "%")).limit(5)).scalars().all()
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise StoreError(f"no run {run_id!r} in {store.display_url}", hint="`labctl runs` lists the recorded runs")
+    raise StoreError(f"run id prefix {run_id!r} is ambiguous ({', '.join(found)}, …)", hint="give more of the id")
+
+
+# -- steps and measurements -------------------------------------------------------------------
+
+def _final_step() -> Any:
+    """True for the latest finished attempt of each step (per run, group, step id, corner)."""
+    later = aliased(T.steps)
+    return not_(
+        select(literal(1)).where(
+            later.c.run_id == T.steps.c.run_id, later.c.step_group == T.steps.c.step_group,
+            later.c.step_id == T.steps.c.step_id,
+            func.coalesce(later.c.corner_index, -1) == func.coalesce(T.steps.c.corner_index, -1),
+            later.c.outcome.is_not(None), later.c.outcome != "INTERRUPTED",
+            or_(later.c.session > T.steps.c.session,
+                and_(later.c.session == T.steps.c.session, later.c.seq > T.steps.c.seq)),
+        ).exists()
+    )
+
+
+_STEP_IDENTITY = (
+    T.steps.c.run_id, T.steps.c.session, T.steps.c.step_key, T.steps.c.step_id, T.steps.c.step_group.label("group"),
+    T.steps.c.check_name.label("check"), T.steps.c.corner, T.steps.c.corner_index, T.steps.c.attempt,
+)
+_STEP_COLUMNS = (
+    *_STEP_IDENTITY, T.steps.c.started_at, T.steps.c.ended_at, T.steps.c.duration, T.steps.c.outcome, T.steps.c.message,
+)
+_RUN_CONTEXT = (
+    T.runs.c.plan_name, T.runs.c.plan_version, T.runs.c.plan_hash, T.runs.c.station, T.runs.c.slot,
+    T.runs.c.dut_serial, T.runs.c.operator,
+)
+_MEASUREMENT_COLUMNS = (
+    T.measurements.c.name, T.measurements.c.value, T.measurements.c.value_text, T.measurements.c.unit,
+    T.measurements.c.low, T.measurements.c.high, T.measurements.c.nominal, T.measurements.c.marginal_low,
+    T.measurements.c.marginal_high, T.measurements.c.limit_text, T.measurements.c.verdict,
+    T.measurements.c.lane, T.measurements.c.rail, T.measurements.c.channel, T.measurements.c.sensor,
+    T.measurements.c.labels, T.measurements.c.t,
+)
+
+
+def _measurements_select(run_ids: list[str] | None, final_only: bool, **filters: Any) -> Select:
+    q = (
+        select(*_RUN_CONTEXT, *_STEP_IDENTITY, T.steps.c.outcome.label("step_outcome"), *_MEASUREMENT_COLUMNS)
+        .select_from(T.measurements.join(T.steps, T.measurements.c.step_ref == T.steps.c.id).join(T.runs, T.runs.c.id == T.steps.c.run_id))
+        .order_by(T.runs.c.started_at, T.steps.c.session, T.steps.c.seq, T.measurements.c.seq)
+    )
+    if run_ids is not None:
+        q = q.where(T.steps.c.run_id.in_(run_ids))
+    if final_only:
+        q = q.where(_final_step())
+    for key, column in (("plan", T.runs.c.plan_name), ("dut", T.runs.c.dut_serial), ("station", T.runs.c.station),
+                        ("name", T.measurements.c.name), ("verdict", T.measurements.c.verdict)):
+        if filters.get(key):
+            q = q.where(column == filters[key])
+    since_t = parse_since(filters.get("since"))
+    if since_t is not None:
+        q = q.where(T.runs.c.started_at >= since_t)
+    return q
+
+
+def step_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
+    q = (select(*_STEP_COLUMNS, _final_step().label("final"))
+         .where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))
+    with store.read_engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def measurement_rows(store: Store, run_id: str, *, final_only: bool = True) -> list[dict[str, Any]]:
+    with store.read_engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(_measurements_select([run_id], final_only))]
+
+
+def run_detail(store: Store, run_id: str) -> dict[str, Any]:
+    """Everything ``labctl runs show`` prints: the run, sessions, instruments, steps, measurements
+    (failures first), prompts, instrument errors, attachments."""
+    run_id = find_run(store, run_id)
+    with store.read_engine.connect() as conn:
+        run = dict(conn.execute(select(T.runs).where(T.runs.c.id == run_id)).one()._mapping)
+        child = {}
+        for name, table, cols in (
+            ("sessions", T.run_sessions, [c for c in T.run_sessions.c if c.name != "plan_text"]),
+            ("instruments", T.instruments, list(T.instruments.c)),
+            ("prompts", T.prompts, list(T.prompts.c)),
+            ("instrument_errors", T.instrument_errors, list(T.instrument_errors.c)),
+            ("attachments", T.attachments, [c for c in T.attachments.c if c.name != "content"]),
+        ):
+            order = [table.c.session, table.c.seq] if "seq" in table.c else [table.c.session]
+            child[name] = [dict(r._mapping) for r in conn.execute(select(*cols).where(table.c.run_id == run_id).order_by(*order))]
+        child["log_count"] = conn.execute(select(func.count()).where(T.logs.c.run_id == run_id)).scalar()
+    ms = measurement_rows(store, run_id)
+    rank = {"FAIL": 0, "MARGINAL": 1}
+    ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
+    return {"run": run, "steps": step_rows(store, run_id), "measurements": ms, **child}
+
+
+def _measure_key(m: dict[str, Any]) -> tuple[Any, ...]:
+    labels = m.get("labels") or {}
+    return (split_step_key(m["step_key"])[0], m["name"], tuple(sorted(labels.items())))
+
+
+def compare_runs(store: Store, run_a: str, run_b: str) -> list[dict[str, Any]]:
+    """Final measurements of two runs side by side, matched by step, name and labels;
+    changed verdicts first, then by the size of the relative change."""
+    a_id, b_id = find_run(store, run_a), find_run(store, run_b)
+    side: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for tag, rid in (("a", a_id), ("b", b_id)):
+        for m in measurement_rows(store, rid):
+            row = side.setdefault(_measure_key(m), {
+                "step": _measure_key(m)[0], "name": m["name"], "labels": m.get("labels") or {},
+                "unit": m["unit"], "value_a": None, "value_b": None, "verdict_a": None, "verdict_b": None,
+                "limit_text": m["limit_text"],
+            })
+            row[f"value_{tag}"] = m["value"] if m["value"] is not None else m["value_text"]
+            row[f"verdict_{tag}"] = m["verdict"]
+    out = []
+    for row in side.values():
+        va, vb = row["value_a"], row["value_b"]
+        numeric = isinstance(va, float) and isinstance(vb, float)
+        row["delta"] = vb - va if numeric else None
+        row["delta_pct"] = (100.0 * (vb - va) / abs(va)) if numeric and va else None
+        row["changed"] = row["verdict_a"] != row["verdict_b"]
+        out.append(row)
+    out.sort(key=lambda r: (not r["changed"], -abs(r["delta_pct"] or 0.0)))
+    return out
+
+
+# -- DataFrames ------------------------------------------------------------------------------
+
+def _frame(store: Store, q: Select, time_columns: tuple[str, ...]) -> pd.DataFrame:
+    import pandas as pd
+
+    with store.read_engine.connect() as conn:
+        df = pd.read_sql(q, conn)
+    for col in time_columns:
+        if col in df:
+            df[col] = pd.to_datetime(df[col], unit="s", utc=True)
+    return df
+
+
+def runs(store: Store, **filters: Any) -> pd.DataFrame:
+    """One row per run, newest first (filters: plan, dut, station, outcome, since, limit)."""
+    q = _runs_select(filters.get("plan"), filters.get("dut"), filters.get("station"), filters.get("outcome"),
+                     filters.get("since"), filters.get("limit"))
+    df = _frame(store, q, ("started_at", "ended_at"))
+    df["duration_s"] = (df["ended_at"] - df["started_at"]).dt.total_seconds()
+    return df
+
+
+def steps(store: Store, run_ids: str | list[str] | None = None) -> pd.DataFrame:
+    """One row per step attempt (``final`` marks the attempt that counts)."""
+    q = select(*_STEP_COLUMNS, _final_step().label("final")).order_by(T.steps.c.run_id, T.steps.c.session, T.steps.c.seq)
+    if run_ids is not None:
+        q = q.where(T.steps.c.run_id.in_([run_ids] if isinstance(run_ids, str) else run_ids))
+    return _frame(store, q, ("started_at", "ended_at"))
+
+
+def measurements(store: Store, run_ids: str | list[str] | None = None, *, final_only: bool = True,
+                       plan: str | None = None, dut: str | None = None, station: str | None = None,
+                       name: str | None = None, verdict: str | None = None, since: Any = None) -> pd.DataFrame:
+    """Measurements with their limits, verdict and every context column (plan, hash, station,
+    DUT, step, corner, attempt, time)."""
+    ids = [run_ids] if isinstance(run_ids, str) else run_ids
+    q = _measurements_select(ids, final_only, plan=plan, dut=dut, station=station, name=name,
+                             verdict=verdict, since=since)
+    return _frame(store, q, ("t",))
+
+
+def samples(store: Store, run_ids: str | list[str] | None = None, *, series: str | None = None) -> pd.DataFrame:
+    """Time series points (``t``, ``series``, ``value``) with their run and step."""
+    q = (select(T.samples.c.run_id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value, T.samples.c.unit)
+         .join(T.steps, T.samples.c.step_ref == T.steps.c.id).order_by(T.samples.c.run_id, T.samples.c.t, T.samples.c.seq))
+    if run_ids is not None:
+        q = q.where(T.samples.c.run_id.in_([run_ids] if isinstance(run_ids, str) else run_ids))
+    if series:
+        q = q.where(T.samples.c.series == series)
+    return _frame(store, q, ("t",))
+
+

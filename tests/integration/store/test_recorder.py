@@ -1,0 +1,229 @@
+"""The recorder against real databases: what is stored, and when it becomes visible to readers."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import threading
+import time
+
+import pytest
+from eventkit import Script
+from sqlalchemy import func, select, update
+
+from labctl.engine import events as ev
+from labctl.errors import StoreError
+from labctl.store import Recorder, open_store, query
+from labctl.store.schema import io_log, measurements, runs, samples, steps
+
+
+def poll(fn, *, timeout: float = 15.0, every: float = 0.05):
+    """Call ``fn`` until it returns something truthy (no timing assertion: just a bound)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = fn()
+        if got:
+            return got
+        time.sleep(every)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def count(store, table, **where):
+    with store.read_engine.connect() as conn:
+        q = select(func.count()).select_from(table)
+        for k, v in where.items():
+            q = q.where(table.c[k] == v)
+        return conn.execute(q).scalar()
+
+
+def test_a_full_run_is_stored_with_every_context_column(store, tmp_path):
+    rec = Recorder(store)
+    bus = ev.EventBus()
+    bus.subscribe(rec)
+    s = Script(bus, "full-1")
+    s.start()
+    s.step("power_on", {"vin": 12.0}, group="setup", low=11.5, high=12.5)
+    key = s.step("rails", {"vdd": 0.75, "vddq": 0.81}, outcome=ev.StepOutcome.FAIL)
+    s.step("rails", {"vdd": 0.75, "vddq": 0.79}, attempt=2)
+    soak = s.step("soak", {}, end=False)
+    for i in range(5):
+        s.emit(ev.SampleRecorded, step_key=soak, series="chamber_temp", value=44.0 + i / 10, unit="degC")
+    s.emit(ev.LogMessage, level="warning", message="chamber slow to settle", step_key=soak)
+    s.emit(ev.Progress, step_key=soak, text="chamber 44.4/45.0 degC", fraction=0.5)
+    s.emit(ev.PromptAsked, step_key=soak, prompt_id="fan", text="Is the fan spinning?", choices=("yes", "no"))
+    s.emit(ev.PromptAnswered, step_key=soak, prompt_id="fan", answer="yes")
+    s.emit(ev.InstrumentErrorReported, step_key=soak, role="psu", code=-222, message="Data out of range")
+    shot = tmp_path / "eye.png"
+    shot.write_bytes(b"\x89PNG fake eye diagram")
+    s.emit(ev.AttachmentAdded, step_key=soak, name="eye", media_type="image/png", path=str(shot))
+    rec.add_session_log("full-1", [{"t": s.t, "instrument": "psu", "resource": "TCPIP0::x", "kind": "query",
+                                    "text": "MEAS:VOLT?"}, {"t": s.t, "instrument": "psu", "resource": "TCPIP0::x",
+                                                             "kind": "reply", "text": "0.75", "elapsed_s": 0.002}])
+    s.emit(ev.StepEnded, step_key=soak, outcome=ev.StepOutcome.PASS)
+    s.end(ev.RunOutcome.FAILED)
+    assert bus.errors == [] and rec.saved
+
+    [row] = query.list_runs(store)
+    assert (row["id"], row["outcome"], row["dut_serial"], row["station"]) == ("full-1", "failed", "DUT-1", "bench-1")
+    assert (row["steps_passed"], row["steps_failed"]) == (3, 1) and row["duration"] > 0
+    d = query.run_detail(store, "full")  # a unique prefix is enough
+    assert d["run"]["plan_text"] == "name: power-smoke\n" and d["run"]["parameters"] == {"vout": 0.75}
+    assert d["instruments"][0]["asset_serial"] == "PSU-007"
+    assert d["prompts"][0]["answer"] == "yes" and d["prompts"][0]["choices"] == ["yes", "no"]
+    assert d["instrument_errors"][0]["code"] == -222
+    assert d["attachments"][0]["sha256"] == hashlib.sha256(shot.read_bytes()).hexdigest()
+    assert d["log_count"] == 1
+    # final attempts only: the failed first attempt of "rails" is superseded by attempt 2
+    assert [(m["name"], m["attempt"]) for m in d["measurements"]] == [("vin", 1), ("vdd", 2), ("vddq", 2)]
+    assert count(store, io_log, run_id="full-1") == 2
+
+    df = query.measurements(store, "full-1", final_only=False)
+    assert len(df) == 5
+    assert {"plan_name", "plan_version", "plan_hash", "station", "dut_serial", "step_key", "corner_index",
+            "attempt", "low", "high", "verdict", "rail", "t"} <= set(df.columns)
+    failed = df[df.verdict == "FAIL"]
+    assert list(failed.step_key) == [key] and list(failed.value) == [0.81]
+    assert str(df.t.dtype).startswith("datetime64")
+    sdf = query.samples(store, "full-1", series="chamber_temp")
+    assert list(sdf.value) == [44.0, 44.1, 44.2, 44.3, 44.4]
+    steps_df = query.steps(store, "full-1")
+    assert list(steps_df[steps_df.step_id == "rails"].final) == [False, True]
+    assert len(query.runs(store, outcome="failed")) == 1 and len(query.runs(store, outcome="passed")) == 0
+
+
+def test_a_step_is_committed_before_publish_of_its_end_returns(store, db_url):
+    reader = open_store(db_url, mark_interrupted=False)
+    seen: list[tuple[str, int]] = []
+
+    def probe(e: ev.Event) -> None:  # subscribed after the recorder: runs when it is done
+        if isinstance(e, ev.MeasurementRecorded | ev.StepEnded):
+            seen.append((e.kind, count(reader, measurements, run_id="dur-1")))
+
+    bus = ev.EventBus()
+    bus.subscribe(Recorder(store))
+    bus.subscribe(probe)
+    s = Script(bus, "dur-1")
+    s.start()
+    assert reader.resume_info("dur-1").outcome == "running"  # the run row is there at once
+    s.step("a", {"x": 0.75, "y": 0.76})
+    s.step("b", {"z": 0.77})
+    reader.close()
+    assert seen == [("MeasurementRecorded", 0), ("MeasurementRecorded", 0), ("StepEnded", 2),
+                    ("MeasurementRecorded", 2), ("StepEnded", 3)]
+
+
+def test_samples_and_the_running_step_reach_readers_without_further_events(store, db_url):
+    rec = Recorder(store, flush_interval=0.2)
+    s = Script(rec, "flush-1")
+    s.start()
+    key = s.step("soak", {}, end=False)
+    for i in range(3):
+        s.emit(ev.SampleRecorded, step_key=key, series="temp", value=float(i))
+    with open_store(db_url, mark_interrupted=False) as reader:
+        poll(lambda: count(reader, samples, run_id="flush-1") == 3)
+        assert count(reader, steps, run_id="flush-1") == 1
+    rec.close()
+
+
+def test_heartbeat_is_refreshed_while_open_and_stops_at_run_end(store):
+    rec = Recorder(store, heartbeat_interval=0.2)
+    s = Script(rec, "hb-1", t0=time.time() - 100)
+    first = s.start().time
+
+    def heartbeat():
+        with store.read_engine.connect() as conn:
+            return conn.execute(select(runs.c.heartbeat_at).where(runs.c.id == "hb-1")).scalar()
+
+    poll(lambda: heartbeat() > first)
+    s.end()
+    assert rec._keeper is None  # the background thread is gone with the last open run
+
+
+def test_readers_are_not_blocked_by_an_open_write_transaction(store, db_url):
+    Script(Recorder(store), "busy-1").start()
+    result: list[int] = []
+    with store.engine.begin() as conn:  # a writer mid-commit (SQLite: holds the write lock)
+        conn.execute(update(runs).where(runs.c.id == "busy-1").values(message="writing"))
+        with open_store(db_url, mark_interrupted=False) as reader:
+            t = threading.Thread(target=lambda: result.append(len(query.list_runs(reader))))
+            t.start()
+            t.join(timeout=20)
+    assert result == [1]
+
+
+def dead_pid() -> int:
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def test_runs_of_dead_owners_are_interrupted_but_live_ones_never(store, db_url):
+    now = time.time()
+    for rid, host, t in (("far-fresh", "lab-pc-7", now), ("far-stale", "lab-pc-8", now - 3600),
+                         ("here-dead", None, now), ("here-reused", None, now), ("here-alive", None, now)):
+        rec = Recorder(store)
+        Script(rec, rid, t0=t - 0.5).start(**({"host": host, "pid": 4242} if host else {}))
+        rec.close()
+    with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == "here-dead").values(pid=dead_pid()))
+        conn.execute(update(runs).where(runs.c.id == "here-reused").values(owner_token="12345"))
+    with open_store(db_url) as again:
+        outcomes = {r["id"]: r["outcome"] for r in query.list_runs(again)}
+        info = again.resume_info("here-dead")
+        alive = again.resume_info("here-alive")
+    assert outcomes == {"far-fresh": "running", "far-stale": "interrupted", "here-dead": "interrupted",
+                        "here-reused": "interrupted", "here-alive": "running"}
+    assert info.resumable and "gone" in query.run_detail(store, "here-dead")["run"]["message"]
+    assert not alive.resumable and "still running" in alive.reason
+
+
+def test_resume_continues_the_same_run_without_duplicates(store, db_url):
+    rec = Recorder(store)
+    s = Script(rec, "res-1")
+    s.start()
+    s.step("power_on", {"vin": 12.0}, group="setup", low=11, high=13)
+    s.step("s1", {"a": 0.75})
+    s.step("s2", {"b": 0.76})
+    cut = s.step("s3", {"c": 0.77}, end=False)  # killed here: measurements not committed
+    rec.flush()
+    rec.close()
+    with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == "res-1").values(pid=dead_pid()))
+    store.mark_interrupted()
+    info = store.resume_info("res-1")
+    assert info.outcome == "interrupted" and info.resumable
+    assert info.finished == {"setup/power_on[0]": "PASS", "steps/s1[0]": "PASS", "steps/s2[0]": "PASS"}
+    assert [(c.step_key, c.next_attempt) for c in info.cut_off] == [(cut, 2)]
+    assert info.next_session == 1 and info.plan_text == "name: power-smoke\n"
+
+    rec2 = Recorder(store)
+    bus = ev.EventBus()
+    bus.subscribe(rec2)
+    s2 = Script(bus, "res-1")
+    s2.start(resumed_from="res-1", plan_hash="b" * 64)  # plan changed: resumed with --force
+    s2.step("power_on", {"vin": 12.1}, group="setup", low=11, high=13)
+    s2.step("s3", {"c": 0.77}, attempt=info.next_attempt(cut))
+    s2.end()
+    assert bus.errors == []
+    d = query.run_detail(store, "res-1")
+    assert d["run"]["outcome"] == "passed" and d["run"]["sessions"] == 2
+    assert [(x["session"], x["plan_changed"]) for x in d["sessions"]] == [(0, False), (1, True)]
+    assert sorted((m["name"], m["session"]) for m in d["measurements"]) == [
+        ("a", 0), ("b", 0), ("c", 1), ("vin", 1)]
+    assert count(store, measurements, run_id="res-1") == 5  # vin twice (setup re-ran), c once
+    s3 = [(x["session"], x["attempt"], x["outcome"], x["final"]) for x in d["steps"] if x["step_id"] == "s3"]
+    assert s3 == [(0, 1, "INTERRUPTED", False), (1, 2, "PASS", True)]
+
+
+def test_a_second_run_with_an_existing_id_is_refused(store):
+    Script(Recorder(store), "dup-1").start()
+    bus = ev.EventBus()
+    bus.subscribe(Recorder(store))
+    Script(bus, "dup-1").start()
+    assert isinstance(bus.errors[0][1], StoreError)
+    assert "already exists" in str(bus.errors[0][1])
+
+
+def test_events_for_a_run_not_started_are_an_error(store):
+    with pytest.raises(StoreError, match="has not started"):
+        Recorder(store)(ev.LogMessage(run_id="nope", time=0.0, level="info", message="x"))
