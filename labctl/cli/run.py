@@ -1,28 +1,111 @@
-"""``labctl run``, ``labctl demo`` and ``labctl resume`` (placeholders until the engine lands)."""
+"""``labctl run``, ``labctl demo`` and ``labctl resume``: headless runs."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from labctl.cli._common import not_implemented
+from labctl.errors import ExitCode
+
+_PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as accelerator-evt.yaml)"
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(args: tuple[str, ...]) -> None:
-    """Run a test plan on a station (not implemented yet: exits 4)."""
-    not_implemented("run", "engine issue (#5)")
+def _run_options(f):
+    for opt in reversed([
+        click.option("--fixture", "-f", help="station file (default: the simulated bench sim-bench.yaml)"),
+        click.option("--dut", help="DUT serial (default: what the DUT console reports)"),
+        click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter"),
+        click.option("--db", envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
+        click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
+        click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts: STEP_ID: answer"),
+        click.option("--junit", type=click.Path(dir_okay=False), help="also write a JUnit XML report here"),
+        click.option("--no-preflight", is_flag=True, help="skip the station pre-flight"),
+        click.option("--operator", help="operator name recorded with the run (default: login name)"),
+    ]):
+        f = opt(f)
+    return f
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def demo(args: tuple[str, ...]) -> None:
-    """Run the flagship plan on the simulated lab (not implemented yet: exits 4)."""
-    not_implemented("demo", "engine issue (#5)")
+def _subscribers(as_json: bool, console=None):
+    from labctl.console import ConsoleReporter, JsonLinesReporter
+
+    return [JsonLinesReporter()] if as_json else [ConsoleReporter(console)]
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def resume(args: tuple[str, ...]) -> None:
-    """Continue an interrupted run (not implemented yet: exits 4)."""
-    not_implemented("resume", "results-store issue (#6)")
+def _say(as_json: bool):
+    def say(text: str) -> None:
+        click.echo(text, err=as_json)
+
+    return say
+
+
+@click.command()
+@click.argument("plan")
+@_run_options
+def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, operator) -> None:
+    """Run PLAN on a station, headless.
+
+    Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
+    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation.
+    """
+    from labctl.launch import RunRequest, execute
+    from labctl.plan.loader import parse_overrides
+
+    req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
+                     answers=answers, preflight=not no_preflight, operator=operator)
+    out = execute(req, _subscribers(as_json), say=_say(as_json))
+    _finish(out, as_json, junit)
+
+
+def _finish(out, as_json: bool, junit: str | None) -> None:
+    from rich.console import Console
+
+    from labctl.console import summary_table
+
+    if junit:
+        from labctl.report.junit import write_junit
+
+        write_junit(out.result, junit)
+    if not as_json:
+        console = Console(highlight=False)
+        console.print(summary_table(out.result))
+        for note in out.notes:
+            console.print(f"[yellow]{note}[/]")
+        if out.db:
+            console.print(f"results: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
+    else:
+        for note in out.notes:
+            click.echo(note, err=True)
+    sys.exit(int(out.exit_code))
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--force", is_flag=True, help="resume even though the plan file changed since (recorded)")
+@click.option("--db", envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--fixture", "-f", help="station file (default: the simulated bench)")
+@click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
+@click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
+@click.option("--no-preflight", is_flag=True, help="skip the station pre-flight")
+def resume(run_id, force, db, fixture, as_json, answers, no_preflight) -> None:
+    """Continue an interrupted run: setup again, skip finished steps, re-run the cut-off one."""
+    from labctl.resume import resume_run
+
+    out = resume_run(run_id, force=force, db=db, fixture=fixture, answers=answers,
+                     preflight=not no_preflight, subscribers=_subscribers(as_json), say=_say(as_json))
+    _finish(out, as_json, None)
+
+
+@click.command()
+@click.option("--plan", default="accelerator-evt.yaml", show_default=True, help=_PLAN_HELP)
+@click.option("--fixture", "-f", default="sim-bench.yaml", show_default=True, help="station file with a sim: section")
+@click.option("--db", envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--dut", "duts", multiple=True, help="DUT serials to run (default: every DUT of the fixture's sim: section)")
+@click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
+def demo(plan, fixture, db, duts, verbose) -> None:
+    """Run the flagship plan on the simulated lab for a small population of DUTs."""
+    from labctl.demo import run_demo
+
+    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose)
+    sys.exit(int(code if code is not None else ExitCode.ERROR))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-class StepOutcome(str, enum.Enum):
+class StepOutcome(enum.StrEnum):
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
@@ -26,7 +26,7 @@ class StepOutcome(str, enum.Enum):
     ABORTED = "ABORTED"
 
 
-class RunOutcome(str, enum.Enum):
+class RunOutcome(enum.StrEnum):
     RUNNING = "running"
     PASSED = "passed"
     FAILED = "failed"
@@ -35,7 +35,7 @@ class RunOutcome(str, enum.Enum):
     INTERRUPTED = "interrupted"  # set by the store for a run whose process died
 
 
-class Verdict(str, enum.Enum):
+class Verdict(enum.StrEnum):
     PASS = "PASS"
     MARGINAL = "MARGINAL"  # inside the limits but inside the marginal band: passes, flagged
     FAIL = "FAIL"

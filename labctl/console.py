@@ -1,0 +1,138 @@
+"""Headless output of a run: readable progress on a console, or one JSON event per line.
+
+Both are event-bus subscribers; neither calls back into the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from labctl.engine import events as ev
+
+_OUTCOME_STYLE = {
+    "PASS": "green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIPPED": "dim", "ABORTED": "bold yellow",
+    "passed": "bold green", "failed": "bold red", "error": "bold magenta", "aborted": "bold yellow",
+}
+_VERDICT_STYLE = {"PASS": "green", "MARGINAL": "yellow", "FAIL": "bold red", "NONE": "dim"}
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+class ConsoleReporter:
+    """Prints steps, measurements and (throttled) progress of long waits with rich."""
+
+    def __init__(self, console: Any = None, *, progress_every: float = 2.0, quiet_measurements: bool = False,
+                 compact: bool = False) -> None:
+        from rich.console import Console
+
+        self.console = console or Console(stderr=False, highlight=False)
+        self.progress_every = progress_every
+        self.quiet_measurements = quiet_measurements or compact
+        self.compact = compact  # one line per step, failing measurements only
+        self._last_progress: dict[str, float] = {}
+        self._steps: dict[str, ev.StepStarted] = {}
+
+    def __call__(self, event: ev.Event) -> None:
+        if self.compact:
+            self._compact(event)
+            return
+        c = self.console
+        if isinstance(event, ev.RunStarted):
+            c.print(f"[bold]run {event.run_id}[/]  plan [cyan]{event.plan_name}[/] v{event.plan_version}  "
+                    f"station [cyan]{event.station}[/]  DUT [cyan]{event.dut_serial or '-'}[/]")
+        elif isinstance(event, ev.StepStarted):
+            if event.check == "safe_state":
+                return
+            corner = ", ".join(f"{k}={v}" for k, v in event.corner.items())
+            attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            c.print(f"▶ [bold]{event.step_id}[/] [dim]{event.check}{f'  [{corner}]' if corner else ''}{attempt}[/]")
+        elif isinstance(event, ev.MeasurementRecorded):
+            if self.quiet_measurements and event.verdict not in (ev.Verdict.FAIL, ev.Verdict.MARGINAL):
+                return
+            labels = " ".join(f"{k}={v}" for k, v in event.labels.items())
+            limits = f"  [dim]{event.limits.text}[/]" if event.limits and event.limits.text else ""
+            style = _VERDICT_STYLE[event.verdict.value]
+            verdict = f"  [{style}]{event.verdict.value}[/]" if event.verdict is not ev.Verdict.NONE else ""
+            c.print(f"    {event.name}{f' ({labels})' if labels else ''} = {_fmt(event.value)} {event.unit}{limits}{verdict}")
+        elif isinstance(event, ev.Progress):
+            now = time.monotonic()
+            if now - self._last_progress.get(event.step_key, 0.0) >= self.progress_every:
+                self._last_progress[event.step_key] = now
+                pct = f" {event.fraction * 100:3.0f}%" if event.fraction is not None else ""
+                c.print(f"    [dim]…{pct} {event.text}[/]")
+        elif isinstance(event, ev.StepEnded):
+            if event.step_key.startswith("teardown/safe-state."):
+                role = event.step_key.split("safe-state.", 1)[1].split("#")[0]
+                style = "dim" if event.outcome is ev.StepOutcome.PASS else "bold red"
+                c.print(f"  [{style}]safe state {role}: {event.message or event.outcome.value}[/]")
+                return
+            style = _OUTCOME_STYLE[event.outcome.value]
+            msg = f"  {event.message}" if event.message else ""
+            c.print(f"  [{style}]{event.outcome.value}[/]{msg}")
+        elif isinstance(event, ev.LogMessage):
+            if event.level in ("warning", "error"):
+                c.print(f"  [{'yellow' if event.level == 'warning' else 'red'}]{event.level}: {event.message}[/]")
+        elif isinstance(event, ev.InstrumentErrorReported):
+            c.print(f"  [magenta]instrument error {event.role}: {event.code:+d},\"{event.message}\"[/]")
+        elif isinstance(event, ev.RunEnded):
+            style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
+            c.print(f"[{style}]run {event.outcome.value.upper()}[/]  {event.message}")
+
+
+    def _compact(self, event: ev.Event) -> None:
+        c = self.console
+        if isinstance(event, ev.StepStarted):
+            self._steps[event.step_key] = event
+        elif isinstance(event, ev.MeasurementRecorded) and event.verdict is ev.Verdict.FAIL:
+            labels = " ".join(f"{k}={v}" for k, v in event.labels.items())
+            limits = f"  [dim]{event.limits.text}[/]" if event.limits and event.limits.text else ""
+            c.print(f"      [red]{event.name}{f' ({labels})' if labels else ''} = {_fmt(event.value)} {event.unit}[/]{limits}")
+        elif isinstance(event, ev.StepEnded):
+            started = self._steps.pop(event.step_key, None)
+            if started is None or started.check == "safe_state" and event.outcome is ev.StepOutcome.PASS:
+                return
+            corner = ", ".join(f"{k}={v}" for k, v in started.corner.items())
+            style = _OUTCOME_STYLE[event.outcome.value]
+            detail = f"  [dim]{event.message}[/]" if event.message and event.outcome is not ev.StepOutcome.PASS else ""
+            c.print(f"  [{style}]{event.outcome.value:<7}[/] {started.step_id}"
+                    f"{f' [dim][{corner}][/]' if corner else ''}{detail}")
+        elif isinstance(event, ev.RunEnded):
+            style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
+            c.print(f"  [{style}]run {event.outcome.value.upper()}[/]  {event.message}")
+
+
+class JsonLinesReporter:
+    """One JSON object per event on ``stream`` (default stdout), flushed at once."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def __call__(self, event: ev.Event) -> None:
+        self.stream.write(json.dumps(event.to_dict(), default=str) + "\n")
+        self.stream.flush()
+
+
+def summary_table(result: Any, title: str = "") -> Any:
+    """A rich table of a run's steps: outcome, attempts, and the message (value vs limit)."""
+    from rich.table import Table
+
+    table = Table(title=title or f"run {result.run_id}: {result.outcome.value}", show_lines=False)
+    table.add_column("step")
+    table.add_column("corner", style="dim")
+    table.add_column("outcome")
+    table.add_column("details", overflow="fold")
+    for s in result.steps:
+        if s.check == "safe_state" and s.outcome is ev.StepOutcome.PASS:
+            continue
+        corner = ", ".join(f"{k}={v}" for k, v in s.corner.items())
+        style = _OUTCOME_STYLE.get(s.outcome.value, "")
+        attempts = f" ×{s.attempts}" if s.attempts > 1 else ""
+        table.add_row(s.step_id, corner, f"[{style}]{s.outcome.value}[/]{attempts}", s.message)
+    return table

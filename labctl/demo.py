@@ -1,0 +1,69 @@
+"""``labctl demo``: the flagship plan on the simulated lab, for a small population of DUTs.
+
+Each DUT of the fixture's ``sim:`` section is "placed on the bench" in turn (the simulated
+lab serves it), the plan runs headless and is recorded in the results store, and a summary
+per DUT says what happened and where the results are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labctl.errors import ExitCode, LabctlError
+
+
+def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool) -> ExitCode:
+    from rich.console import Console
+    from rich.table import Table
+
+    from labctl.console import ConsoleReporter
+    from labctl.fixture import load_fixture
+    from labctl.launch import RunRequest, execute
+
+    console = Console(highlight=False)
+    fx = load_fixture(fixture)
+    if fx.sim is None or not fx.sim.enabled:
+        raise LabctlError(f"fixture {fixture} has no enabled sim: section; the demo runs on the simulated lab",
+                          hint="use fixtures/sim-bench.yaml")
+    serials = duts or list(fx.sim.duts) or [fx.sim.dut or "SIM-GOLD-0001"]
+    console.print(f"[bold]labctl demo[/]: plan [cyan]{plan}[/] on the simulated bench [cyan]{fx.station}[/] "
+                  f"(time ×{fx.sim.time_scale:g}), {len(serials)} DUT(s): {', '.join(serials)}")
+    rows: list[tuple[str, Any]] = []
+    db_shown = None
+    crashed = False
+    for serial in serials:
+        variant = fx.sim.duts.get(serial)
+        faults = ", ".join(str(f if isinstance(f, str) else f.fault) for f in variant.faults) if variant else ""
+        console.rule(f"DUT {serial}" + (f" (faults: {faults})" if faults else ""))
+        reporter = ConsoleReporter(console, compact=not verbose)
+        try:
+            out = execute(RunRequest(plan=plan, fixture=fixture, dut=serial, db=db), [reporter],
+                          say=lambda text: console.print(f"[dim]{text}[/]"))
+        except LabctlError as err:
+            console.print(f"[bold red]{err.format()}[/]")
+            rows.append((serial, None))
+            crashed = True
+            continue
+        db_shown = out.db or db_shown
+        rows.append((serial, out))
+    table = Table(title="labctl demo: results per DUT")
+    table.add_column("DUT")
+    table.add_column("run")
+    table.add_column("verdict")
+    table.add_column("failing steps (value vs limit)", overflow="fold")
+    styles = {"passed": "bold green", "failed": "bold red", "error": "bold magenta", "aborted": "bold yellow"}
+    for serial, out in rows:
+        if out is None:
+            table.add_row(serial, "-", "[bold red]not run[/]", "see the error above")
+            continue
+        r = out.result
+        failing = "\n".join(f"{s.step_id}{_corner(s)}: {s.message}" for s in r.failures) or "-"
+        table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
+    console.print(table)
+    if db_shown:
+        console.print(f"results are in {db_shown}: `labctl runs` lists them, `labctl runs show RUN` shows one")
+    return ExitCode.ERROR if crashed else ExitCode.PASSED
+
+
+def _corner(step: Any) -> str:
+    return f" [{', '.join(f'{k}={v}' for k, v in step.corner.items())}]" if step.corner else ""

@@ -1,0 +1,278 @@
+"""What a check sees while it runs: :class:`StepContext`.
+
+A check is a function ``check(ctx, args)``. It reaches instruments only through roles
+(``ctx.role("psu")``, ``ctx.signal("VDD_CORE")``), records measurements with
+``ctx.measure(...)`` (judged at once against the step's limits), time series with
+``ctx.sample(...)``, says what a long wait is waiting for with ``ctx.progress(...)``, and
+waits only through ``ctx.sleep`` / ``ctx.wait_until`` so that the run's clock (the simulated
+lab's time scale), the step timeout and an abort request reach it. Every role call passes a
+checkpoint too, so a step in a loop of instrument queries also sees an abort within one call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from labctl.clock import Clock
+from labctl.engine.abort import AbortController, RunAborted
+from labctl.engine.events import (
+    EventBus,
+    Limits,
+    LogMessage,
+    MeasurementRecorded,
+    Progress,
+    PromptAnswered,
+    PromptAsked,
+    SampleRecorded,
+    Verdict,
+)
+from labctl.errors import LabctlError
+
+
+class StepTimeout(LabctlError, TimeoutError):
+    """The step ran past its ``timeout:``."""
+
+
+class StepFailed(LabctlError):
+    """A check decided the step fails (beyond its measurements), with a message."""
+
+
+class PromptUnanswered(LabctlError):
+    """A prompt had no answer (headless run without --answers)."""
+
+
+PromptHandler = Callable[[str, str, tuple[str, ...]], tuple[str, str]]
+"""(prompt_id, text, choices) -> (answer, source)"""
+
+
+@dataclass
+class Recorded:
+    """A measurement as the step recorded it (for the step's verdict and summaries)."""
+
+    name: str
+    value: Any
+    unit: str
+    verdict: Verdict
+    limits: Limits | None
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class _RoleProxy:
+    """A role object whose every call first passes the step's checkpoint."""
+
+    def __init__(self, target: Any, ctx: StepContext, name: str) -> None:
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_ctx", ctx)
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._target, attr)
+        if not callable(value):
+            return value
+        ctx = self._ctx
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            ctx.checkpoint()
+            return value(*args, **kwargs)
+
+        return call
+
+    def __repr__(self) -> str:
+        return f"<role {self._name}: {self._target!r}>"
+
+
+class StepContext:
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        step_key: str,
+        step_id: str,
+        bus: EventBus,
+        clock: Clock,
+        abort: AbortController,
+        station: Any,
+        fixture: Any,
+        limits: Mapping[str, Any] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        corner: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        prompt_handler: PromptHandler | None = None,
+        dut_serial: str | None = None,
+        enforce_abort: bool = True,
+    ) -> None:
+        self.run_id = run_id
+        self.step_key = step_key
+        self.step_id = step_id
+        self.bus = bus
+        self.clock = clock
+        self.abort = abort
+        self.station = station
+        self.fixture = fixture
+        self.limits = dict(limits or {})  # measurement name (or "*") -> ResolvedLimit
+        self.parameters = dict(parameters or {})
+        self.corner = dict(corner or {})
+        self.timeout = timeout
+        self.dut_serial = dut_serial
+        self.enforce_abort = enforce_abort  # False in teardown: cleanup must not be cut short
+        self._prompt_handler = prompt_handler
+        self._started = clock.monotonic()
+        self.deadline = self._started + timeout if timeout else None
+        self.recorded: list[Recorded] = []
+        self.roles_used: set[str] = set()
+        self._prompts = 0
+
+    # ------------------------------------------------------------------ time and aborts
+    def checkpoint(self) -> None:
+        """Raise if the run was aborted or the step ran out of time."""
+        if self.enforce_abort:
+            self.abort.raise_if_requested()
+        if self.deadline is not None and self.clock.monotonic() > self.deadline:
+            raise StepTimeout(f"step {self.step_id} timed out after {self.timeout:g} s",
+                              hint="raise the step's timeout: or look at what it waited for")
+
+    @property
+    def elapsed(self) -> float:
+        return self.clock.monotonic() - self._started
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` of run time; returns early (raising) on abort or timeout."""
+        end = self.clock.monotonic() + max(0.0, seconds)
+        while True:
+            self.checkpoint()
+            remaining = end - self.clock.monotonic()
+            if remaining <= 0:
+                return
+            if self.deadline is not None:
+                remaining = min(remaining, max(0.0, self.deadline - self.clock.monotonic()) + 1e-3)
+            waker = self.abort.event if self.enforce_abort else threading.Event()
+            self.clock.wait(waker, remaining)
+
+    def wait_until(
+        self,
+        condition: Callable[[], Any],
+        *,
+        timeout: float,
+        poll: float = 1.0,
+        describe: Callable[[float], str] | None = None,
+        what: str = "condition",
+    ) -> Any:
+        """Poll ``condition`` until it returns something truthy; returns that value.
+
+        Raises :class:`StepTimeout` after ``timeout`` run seconds. ``describe(elapsed)``
+        gives the progress text shown while waiting.
+        """
+        start = self.clock.monotonic()
+        while True:
+            value = condition()
+            if value:
+                return value
+            elapsed = self.clock.monotonic() - start
+            if describe is not None:
+                self.progress(describe(elapsed), min(1.0, elapsed / timeout) if timeout else None)
+            if elapsed >= timeout:
+                raise StepTimeout(f"{what} not reached within {timeout:g} s")
+            self.sleep(min(poll, max(0.0, timeout - elapsed)))
+
+    # ------------------------------------------------------------------ instruments
+    def role(self, name: str, kind: Any = None) -> Any:
+        """The station's role ``name`` (optionally as role interface ``kind``)."""
+        target = self.station.role(name, kind) if kind is not None else self.station.role(name)
+        self.roles_used.add(name)
+        return _RoleProxy(target, self, name)
+
+    def signal(self, name: str) -> tuple[Any, str]:
+        """A named fixture channel (``VDD_CORE``) -> (role, channel id on that role)."""
+        target, channel = self.station.channel(name)
+        ref = self.fixture.channel(name)
+        self.roles_used.add(ref.role)
+        return _RoleProxy(target, self, ref.role), channel
+
+    def has_role(self, name: str) -> bool:
+        return name in self.fixture.roles
+
+    # ------------------------------------------------------------------ recording
+    def limit_for(self, name: str) -> Any:
+        return self.limits.get(name, self.limits.get("*"))
+
+    def measure(
+        self,
+        name: str,
+        value: Any,
+        unit: str = "",
+        *,
+        labels: Mapping[str, str] | None = None,
+        limit: Any = None,
+    ) -> Verdict:
+        """Record one measurement, judged against its limit (the step's, or ``limit``)."""
+        resolved = limit if limit is not None else self.limit_for(name)
+        verdict = Verdict.NONE
+        event_limits = None
+        if resolved is not None:
+            verdict = {"pass": Verdict.PASS, "marginal": Verdict.MARGINAL, "fail": Verdict.FAIL}[resolved.judge(value)]
+            event_limits = to_event_limits(resolved)
+            unit = unit or resolved.unit
+        labels = {k: str(v) for k, v in (labels or {}).items()}
+        self.bus.publish(MeasurementRecorded(
+            run_id=self.run_id, time=self.clock.time(), step_key=self.step_key, name=name,
+            value=value, unit=unit, limits=event_limits, verdict=verdict, labels=labels))
+        self.recorded.append(Recorded(name, value, unit, verdict, event_limits, labels))
+        return verdict
+
+    def sample(self, series: str, value: float, unit: str = "") -> None:
+        """One point of a time series (temperature during a soak, current during power-on)."""
+        self.bus.publish(SampleRecorded(run_id=self.run_id, time=self.clock.time(),
+                                        step_key=self.step_key, series=series, value=float(value), unit=unit))
+
+    def progress(self, text: str, fraction: float | None = None) -> None:
+        self.bus.publish(Progress(run_id=self.run_id, time=self.clock.time(), step_key=self.step_key,
+                                  text=text, fraction=fraction))
+
+    def log(self, message: str, level: str = "info") -> None:
+        self.bus.publish(LogMessage(run_id=self.run_id, time=self.clock.time(), level=level,
+                                    message=message, step_key=self.step_key))
+
+    def fail(self, message: str) -> None:
+        """End the step as FAIL with ``message`` (measurements recorded so far are kept)."""
+        raise StepFailed(message)
+
+    def prompt(self, text: str, choices: tuple[str, ...] = ()) -> str:
+        """Ask the operator (or the answers file); returns the answer."""
+        self._prompts += 1
+        prompt_id = f"{self.step_id}#{self._prompts}" if self._prompts > 1 else self.step_id
+        self.bus.publish(PromptAsked(run_id=self.run_id, time=self.clock.time(), step_key=self.step_key,
+                                     prompt_id=prompt_id, text=text, choices=tuple(choices)))
+        if self._prompt_handler is None:
+            raise PromptUnanswered(f"step {self.step_id} asks {text!r} but nobody can answer",
+                                   hint="pass --answers FILE with an answer for this prompt id")
+        answer, source = self._prompt_handler(prompt_id, text, tuple(choices))
+        self.bus.publish(PromptAnswered(run_id=self.run_id, time=self.clock.time(), step_key=self.step_key,
+                                        prompt_id=prompt_id, answer=answer, source=source))
+        return answer
+
+    # ------------------------------------------------------------------ verdict
+    @property
+    def failed(self) -> list[Recorded]:
+        return [m for m in self.recorded if m.verdict is Verdict.FAIL]
+
+
+def to_event_limits(resolved: Any) -> Limits:
+    """A plan's :class:`~labctl.plan.limits.ResolvedLimit` as the event/store form."""
+    lo, hi, band = resolved.lo, resolved.hi, resolved.marginal or 0.0
+    return Limits(
+        low=lo,
+        high=hi,
+        nominal=resolved.nominal,
+        equals=resolved.equals,
+        regex=resolved.regex,
+        marginal_low=lo + band if band and lo is not None else None,
+        marginal_high=hi - band if band and hi is not None else None,
+        text=resolved.describe(),
+    )
+
+
+__all__ = ["StepContext", "StepTimeout", "StepFailed", "PromptUnanswered", "RunAborted", "Recorded",
+           "to_event_limits"]

@@ -1,0 +1,373 @@
+"""The runner: setup -> steps (per corner) -> teardown, with safety beside every step.
+
+Whatever happens — pass, fail, error, operator abort, Ctrl-C, SIGTERM, a tripped
+interlock — teardown steps run and then every role's safe state, each recorded; one failing
+action does not stop the others. The runner only publishes events; it knows nothing of the
+store or the UI.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import traceback
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labctl import __version__
+from labctl.clock import Clock, RealClock
+from labctl.engine.abort import AbortController, RunAborted, abort_on_signals
+from labctl.engine.context import PromptHandler, Recorded, StepContext, StepFailed
+from labctl.engine.events import (
+    EventBus,
+    InstrumentErrorReported,
+    InstrumentInfo,
+    LogMessage,
+    RunEnded,
+    RunOutcome,
+    RunStarted,
+    StepEnded,
+    StepOutcome,
+    StepStarted,
+    Verdict,
+)
+from labctl.engine.interlocks import build_interlocks
+from labctl.engine.safety import SafetyMonitor
+from labctl.errors import InstrumentError, LabctlError
+
+
+@dataclass
+class RunOptions:
+    dut_serial: str | None = None
+    operator: str | None = None
+    run_id: str | None = None
+    prompt_handler: PromptHandler | None = None
+    handle_signals: bool = True
+    #: step keys ("steps/rails@2") already finished in an earlier attempt of this run (resume)
+    finished_steps: frozenset[str] = frozenset()
+    resumed_from: str | None = None
+    slot: str | None = None
+    #: resume: step key -> attempt number to start at (attempts of earlier sessions are kept)
+    first_attempt: dict[str, int] = field(default_factory=dict)
+    #: warnings recorded in the run's log right after it starts (e.g. "resumed with --force")
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class StepResult:
+    key: str  # group/step-key, without the attempt
+    step_id: str
+    group: str
+    check: str
+    outcome: StepOutcome
+    message: str = ""
+    attempts: int = 1
+    measurements: list[Recorded] = field(default_factory=list)
+    corner: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    outcome: RunOutcome
+    message: str
+    steps: list[StepResult]
+    safe_state: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failures(self) -> list[StepResult]:
+        return [s for s in self.steps if s.outcome in (StepOutcome.FAIL, StepOutcome.ERROR)]
+
+
+class Runner:
+    def __init__(
+        self,
+        loaded: Any,  # labctl.plan.loaded.LoadedPlan
+        station: Any,  # labctl.instruments.station.Station
+        fixture: Any,
+        *,
+        bus: EventBus | None = None,
+        clock: Clock | None = None,
+        options: RunOptions | None = None,
+        abort: AbortController | None = None,
+    ) -> None:
+        import labctl.checks.builtin  # noqa: F401  (attaches the built-in implementations)
+        from labctl.checks.registry import load_plugins
+
+        load_plugins()
+        self.loaded = loaded
+        self.station = station
+        self.fixture = fixture
+        self.bus = bus or EventBus()
+        self.clock = clock or RealClock()
+        self.options = options or RunOptions()
+        self.abort = abort or AbortController()
+        self.run_id = self.options.run_id or uuid.uuid4().hex[:12]
+        self.results: list[StepResult] = []
+        self._stop_requested = False
+
+    # ------------------------------------------------------------------ events
+    def _now(self) -> float:
+        return self.clock.time()
+
+    def _log(self, message: str, level: str = "info", step_key: str | None = None) -> None:
+        self.bus.publish(LogMessage(run_id=self.run_id, time=self._now(), level=level,
+                                    message=message, step_key=step_key))
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> RunResult:
+        self._publish_started()
+        for note in self.options.notes:
+            self._log(note, "warning")
+        monitor: SafetyMonitor | None = None
+        refused = ""
+        try:
+            interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
+            monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval)
+            trip = monitor.check_once() if interlocks else None
+            if trip is not None:
+                refused = f"refused to start: safety interlock already tripped: {trip.message}"
+        except LabctlError as err:
+            refused = f"refused to start: safety interlocks cannot be read: {err}"
+            self.abort.request("safety", refused)
+        safe_state: dict[str, Any] = {}
+        try:
+            with abort_on_signals(self.abort) if self.options.handle_signals else _null():
+                try:
+                    if not refused:
+                        if monitor is not None:
+                            monitor.start()
+                        self._run_main()
+                finally:
+                    if monitor is not None:
+                        monitor.stop()
+                    self._run_teardown()
+                    safe_state = self._safe_state()
+        finally:
+            outcome, message = self._outcome(refused)
+            self.bus.publish(RunEnded(run_id=self.run_id, time=self._now(), outcome=outcome, message=message))
+        return RunResult(self.run_id, outcome, message, self.results, safe_state)
+
+    def _publish_started(self) -> None:
+        loaded = self.loaded
+        plan = loaded.plan
+        text = Path(loaded.files[0]).read_text(encoding="utf-8") if loaded.files else ""
+        instruments = [
+            InstrumentInfo(role=name, driver=b.driver, resource=b.resource,
+                           asset_serial=b.asset.serial,
+                           calibration_due=b.asset.calibration_due.isoformat() if b.asset.calibration_due else None)
+            for name, b in self.fixture.roles.items()
+        ]
+        self.bus.publish(RunStarted(
+            run_id=self.run_id, time=self._now(), plan_name=plan.name, plan_version=plan.version,
+            plan_hash=loaded.sha256, plan_text=text, plan_path=loaded.path, station=self.fixture.station,
+            dut_serial=self.options.dut_serial, operator=self.options.operator, labctl_version=__version__,
+            host=socket.gethostname(), pid=os.getpid(), parameters=_jsonable(loaded.parameters),
+            corners=[_jsonable(c.values) for c in loaded.corners], instruments=instruments,
+            slot=self.options.slot, resumed_from=self.options.resumed_from,
+        ))
+
+    def _planned(self, groups: Iterable[str]) -> list[Any]:
+        wanted = set(groups)
+        return [ps for ps in self.loaded.expand() if ps.group in wanted]
+
+    def _run_main(self) -> None:
+        for group in ("setup", "steps"):
+            for ps in self._planned([group]):
+                if self.abort.requested or self._stop_requested:
+                    self._record_not_run(ps, StepOutcome.ABORTED if self.abort.requested else StepOutcome.SKIPPED,
+                                         "not run: " + (self.abort.reason.message if self.abort.reason else "an earlier step stopped the run"))
+                    continue
+                result = self._execute(ps)
+                if result.outcome in (StepOutcome.FAIL, StepOutcome.ERROR):
+                    if group == "setup":
+                        self._stop_requested = True
+                        self._log(f"setup step {ps.step.id} did not pass: the steps are not run", "error")
+                    elif ps.step.on_fail == "stop":
+                        self._stop_requested = True
+                        self._log(f"step {ps.step.id} {result.outcome.value} with on_fail: stop", "warning")
+
+    def _run_teardown(self) -> None:
+        for ps in self._planned(["teardown"]):
+            try:
+                self._execute(ps, teardown=True)
+            except Exception as exc:  # noqa: BLE001 - teardown goes on whatever happens
+                self._log(f"teardown step {ps.step.id} crashed: {exc}", "error")
+
+    def _safe_state(self) -> dict[str, Any]:
+        results: dict[str, Any] = {}
+        try:
+            results = self.station.safe_state()
+        except Exception as exc:  # noqa: BLE001
+            self._log(f"safe state could not run: {exc}", "error")
+            return results
+        for role, res in results.items():
+            key = f"teardown/safe-state.{role}"
+            attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
+            self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                         step_id=f"safe-state.{role}", group="teardown", check="safe_state"))
+            outcome = StepOutcome.PASS if res.ok else StepOutcome.ERROR
+            message = "; ".join(res.actions) if res.ok else f"safe state failed: {res.error}"
+            self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                       outcome=outcome, message=message))
+            self.results.append(StepResult(key, f"safe-state.{role}", "teardown", "safe_state", outcome, message))
+        return results
+
+    # ------------------------------------------------------------------ one step
+    def _base_key(self, ps: Any) -> str:
+        return f"{ps.group}/{ps.key}"
+
+    def _record_not_run(self, ps: Any, outcome: StepOutcome, message: str) -> StepResult:
+        key = self._base_key(ps)
+        attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
+        corner = dict(ps.corner.values) if ps.corner else {}
+        self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
+                                     group=ps.group, check=ps.step.check, corner=_jsonable(corner),
+                                     corner_index=ps.corner.index if ps.corner else None, tags=tuple(ps.step.tags)))
+        self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                   outcome=outcome, message=message))
+        result = StepResult(key, ps.step.id, ps.group, ps.step.check, outcome, message, 0, corner=corner)
+        self.results.append(result)
+        return result
+
+    def _execute(self, ps: Any, *, teardown: bool = False) -> StepResult:
+        from labctl.checks.registry import get_check
+
+        step = ps.step
+        key = self._base_key(ps)
+        corner = dict(ps.corner.values) if ps.corner else {}
+        if key in self.options.finished_steps:
+            result = StepResult(key, step.id, ps.group, step.check, StepOutcome.SKIPPED,
+                                "finished in an earlier attempt of this run", 0, corner=corner)
+            self.results.append(result)
+            return result
+        try:
+            if not self.loaded.should_run(step, ps.corner):
+                return self._record_not_run(ps, StepOutcome.SKIPPED, f"when: {step.when} is false")
+            args = self.loaded.resolve_args(step, ps.corner)
+            limits = self.loaded.resolve_limits(step, ps.corner, args)
+            timeout = self.loaded.resolve_timeout(step, ps.corner)
+        except LabctlError as err:
+            return self._record_not_run(ps, StepOutcome.ERROR, err.format())
+        spec = get_check(step.check)
+        attempts = step.retries + 1
+        result = StepResult(key, step.id, ps.group, step.check, StepOutcome.ERROR, corner=corner)
+        first = self.options.first_attempt.get(key, 1)
+        for attempt in range(first, first + attempts):
+            attempt_key = f"{key}#{attempt}"
+            start = self.clock.monotonic()
+            self.bus.publish(StepStarted(
+                run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=step.id, group=ps.group,
+                check=step.check, corner=_jsonable(corner), corner_index=ps.corner.index if ps.corner else None,
+                attempt=attempt, tags=tuple(step.tags)))
+            ctx = StepContext(
+                run_id=self.run_id, step_key=attempt_key, step_id=step.id, bus=self.bus, clock=self.clock,
+                abort=self.abort, station=self.station, fixture=self.fixture, limits=limits,
+                parameters=self.loaded.parameters, corner=corner, timeout=timeout,
+                prompt_handler=self.options.prompt_handler, dut_serial=self.options.dut_serial,
+                enforce_abort=not teardown,
+            )
+            outcome, message = self._call(spec, ctx, args)
+            outcome, message = self._collect_instrument_errors(ctx, attempt_key, outcome, message)
+            duration = self.clock.monotonic() - start
+            self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                       outcome=outcome, message=message, duration=duration))
+            result.outcome, result.message, result.attempts = outcome, message, attempt - first + 1
+            result.measurements = ctx.recorded
+            if outcome in (StepOutcome.PASS, StepOutcome.ABORTED) or self.abort.requested and not teardown:
+                break
+            if attempt < first + attempts - 1:
+                self._log(f"step {step.id} {outcome.value} (attempt {attempt - first + 1} of {attempts}): retrying",
+                          "warning", attempt_key)
+        self.results.append(result)
+        return result
+
+    def _call(self, spec: Any, ctx: StepContext, args: Any) -> tuple[StepOutcome, str]:
+        if spec is None or spec.func is None:
+            return StepOutcome.ERROR, f"check {ctx.step_id}: no implementation is installed"
+        try:
+            spec.func(ctx, args)
+        except RunAborted as exc:
+            return StepOutcome.ABORTED, f"aborted: {exc.reason.message}"
+        except StepFailed as exc:
+            return StepOutcome.FAIL, exc.message
+        except LabctlError as exc:
+            if self.abort.requested and ctx.enforce_abort:
+                return StepOutcome.ABORTED, f"aborted: {self.abort.reason.message}; then {exc}"
+            return StepOutcome.ERROR, str(exc)
+        except Exception as exc:  # noqa: BLE001 - a check bug is this step's ERROR, not a crash
+            self._log("".join(traceback.format_exception(exc)), "debug", ctx.step_key)
+            return StepOutcome.ERROR, f"internal error in check {spec.name}: {type(exc).__name__}: {exc}"
+        if ctx.failed:
+            first = ctx.failed[0]
+            where = ", ".join(f"{k} {v}" for k, v in first.labels.items())
+            shown = f"{first.value:.6g}" if isinstance(first.value, float) else str(first.value)
+            text = f"{first.name}{f' ({where})' if where else ''} = {shown} {first.unit}".rstrip()
+            limit = f", limit {first.limits.text}" if first.limits and first.limits.text else ""
+            more = f" (+{len(ctx.failed) - 1} more)" if len(ctx.failed) > 1 else ""
+            return StepOutcome.FAIL, f"{text}{limit}{more}"
+        marginal = [m for m in ctx.recorded if m.verdict is Verdict.MARGINAL]
+        return StepOutcome.PASS, (f"{len(marginal)} marginal measurement(s)" if marginal else "")
+
+    def _collect_instrument_errors(
+        self, ctx: StepContext, step_key: str, outcome: StepOutcome, message: str
+    ) -> tuple[StepOutcome, str]:
+        if not ctx.roles_used:
+            return outcome, message
+        try:
+            errors = self.station.drain_errors(sorted(ctx.roles_used))
+        except LabctlError as err:
+            return (StepOutcome.ERROR if outcome is not StepOutcome.ABORTED else outcome,
+                    message or f"error queue could not be read: {err}")
+        found = []
+        for role, entries in errors.items():
+            for entry in entries:
+                self.bus.publish(InstrumentErrorReported(run_id=self.run_id, time=self._now(), step_key=step_key,
+                                                         role=role, code=entry.code, message=entry.message))
+                found.append(f'{role}: {entry.code:+d},"{entry.message}"')
+        if found and outcome in (StepOutcome.PASS, StepOutcome.FAIL):
+            return StepOutcome.ERROR, "instrument error: " + "; ".join(found) + (f" ({message})" if message else "")
+        return outcome, message
+
+    # ------------------------------------------------------------------ outcome
+    def _outcome(self, refused: str) -> tuple[RunOutcome, str]:
+        if refused:
+            return RunOutcome.ABORTED, refused
+        if self.abort.requested:
+            return RunOutcome.ABORTED, self.abort.reason.message if self.abort.reason else "aborted"
+        outcomes = [r.outcome for r in self.results]
+        errors = [r for r in self.results if r.outcome is StepOutcome.ERROR]
+        if errors:
+            first = errors[0]
+            return RunOutcome.ERROR, f"{first.step_id}: {first.message}"
+        fails = [r for r in self.results if r.outcome is StepOutcome.FAIL]
+        if fails:
+            return RunOutcome.FAILED, f"{len(fails)} step(s) failed, first {fails[0].step_id}: {fails[0].message}"
+        if StepOutcome.ABORTED in outcomes:
+            return RunOutcome.ABORTED, "aborted"
+        return RunOutcome.PASSED, f"{sum(1 for o in outcomes if o is StepOutcome.PASS)} step(s) passed"
+
+
+class _null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _jsonable(values: Any) -> Any:
+    """Corner and parameter values as JSON-ready data (quantities as text)."""
+    if isinstance(values, dict):
+        return {str(k): _jsonable(v) for k, v in values.items()}
+    if isinstance(values, list | tuple):
+        return [_jsonable(v) for v in values]
+    if values is None or isinstance(values, bool | int | float | str):
+        return values
+    return str(values)
+
+
+__all__ = ["Runner", "RunOptions", "RunResult", "StepResult", "InstrumentError"]

@@ -1,0 +1,241 @@
+"""Putting a run together: fixture, simulated lab if needed, station, pre-flight, store,
+console, runner. Used by ``labctl run``, ``labctl demo`` and ``labctl resume``.
+
+This is the one place that knows all the parts; the engine itself knows none of the store,
+the console or the simulated lab.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labctl.errors import ExitCode, InstrumentError, LabctlError, StoreError, UsageError
+
+DEFAULT_FIXTURE = "sim-bench.yaml"
+
+
+@dataclass
+class RunRequest:
+    plan: str
+    fixture: str | None = None
+    dut: str | None = None
+    overrides: dict[str, str] = field(default_factory=dict)
+    db: str | None = None
+    answers: str | None = None
+    preflight: bool = True
+    operator: str | None = None
+    run_id: str | None = None
+    finished_steps: frozenset[str] = frozenset()
+    resumed_from: str | None = None
+    use_store: bool = True
+
+
+@dataclass
+class RunOutput:
+    result: Any  # labctl.engine.runner.RunResult
+    exit_code: ExitCode
+    db: str | None
+    saved: bool
+    notes: list[str]
+
+
+EXIT_BY_OUTCOME = {"passed": ExitCode.PASSED, "failed": ExitCode.FAILED, "error": ExitCode.ERROR,
+                   "aborted": ExitCode.ABORTED}
+
+
+def load_answers(path: str | None) -> Callable[[str, str, tuple[str, ...]], tuple[str, str]] | None:
+    """``--answers FILE``: a YAML mapping of prompt id (the step id) -> answer."""
+    if path is None:
+        return None
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except OSError as err:
+        raise UsageError(f"--answers {path}: {err.strerror}", hint="give a YAML file: STEP_ID: answer") from None
+    except yaml.YAMLError as err:
+        raise UsageError(f"--answers {path}: not valid YAML ({err})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--answers {path}: expected a mapping of prompt id -> answer")
+    answers = {str(k): str(v) for k, v in data.items()}
+
+    def handler(prompt_id: str, text: str, choices: tuple[str, ...]) -> tuple[str, str]:
+        from labctl.engine.context import PromptUnanswered
+
+        base = prompt_id.split("#")[0]
+        for key in (prompt_id, base):
+            if key in answers:
+                answer = answers[key]
+                if choices and answer not in choices:
+                    raise PromptUnanswered(f"answer {answer!r} for prompt {prompt_id} is not one of {', '.join(choices)}",
+                                           file=path)
+                return answer, "answers-file"
+        raise PromptUnanswered(f"no answer for prompt {prompt_id!r} ({text})", file=path,
+                               hint=f"add a line `{base}: <answer>` to {path}")
+
+    return handler
+
+
+@contextlib.contextmanager
+def simulated_lab(fixture: Any, dut: str | None, clock: Any, notes: list[str]) -> Iterator[Any]:
+    """Start the fixture's simulated lab in-process if it asks for one and nothing serves it."""
+    from labctl.instruments.simstart import anything_serving
+
+    sim = fixture.sim
+    if sim is None or not sim.enabled or anything_serving(fixture):
+        yield None
+        return
+    from labctl.sim.lab import SimulatedLab
+
+    with SimulatedLab(fixture, clock=clock, dut_serial=dut) as lab:
+        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, DUT {lab.dut_serial})")
+        yield lab
+
+
+def make_clock(fixture: Any) -> Any:
+    from labctl.clock import RealClock, ScaledClock
+
+    sim = fixture.sim
+    if sim is not None and sim.enabled and sim.time_scale != 1:
+        return ScaledClock(sim.time_scale)
+    return RealClock()
+
+
+def resolve_fixture(path: str | None, notes: list[str]) -> Any:
+    from labctl.fixture import load_fixture
+
+    if path is None:
+        notes.append(f"no --fixture given: using the default simulated bench ({DEFAULT_FIXTURE})")
+        path = DEFAULT_FIXTURE
+    return load_fixture(path)
+
+
+def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None] = print,
+            lab_hook: Callable[[Any], None] | None = None, first_attempt: dict[str, int] | None = None,
+            run_notes: tuple[str, ...] = ()) -> RunOutput:
+    """Run one plan on one DUT; returns the result and the exit code. Raises LabctlError for
+    problems found before the run starts (bad plan or fixture, pre-flight failure)."""
+    from labctl.engine.events import EventBus, RunOutcome
+    from labctl.engine.runner import Runner, RunOptions
+    from labctl.instruments import open_station
+    from labctl.plan.loader import load_plan
+
+    notes: list[str] = []
+    fixture = resolve_fixture(req.fixture, notes)
+    loaded = load_plan(req.plan, req.overrides, fixture)
+    prompt_handler = load_answers(req.answers)
+    clock = make_clock(fixture)
+    for n in notes:
+        say(n)
+    notes_before = len(notes)
+    with simulated_lab(fixture, req.dut, clock, notes) as lab:
+        for n in notes[notes_before:]:
+            say(n)
+        if lab is not None and lab_hook is not None:
+            lab_hook(lab)
+        with open_station(fixture, clock=clock) as station:
+            if req.preflight:
+                _preflight(fixture, station, say)
+            dut = req.dut or _dut_serial(station, fixture)
+            store = recorder = None
+            bus = EventBus()
+            if req.use_store:
+                store, recorder = _open_recorder(req.db)
+                bus.subscribe(_SessionLogPusher(station.session_log, recorder))
+                bus.subscribe(recorder)
+            for sub in subscribers:
+                bus.subscribe(sub)
+            try:
+                runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
+                    dut_serial=dut, operator=req.operator or _whoami(), run_id=req.run_id,
+                    prompt_handler=prompt_handler, finished_steps=req.finished_steps,
+                    resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes))
+                result = runner.run()
+            finally:
+                saved = True
+                if recorder is not None:
+                    with contextlib.suppress(Exception):
+                        recorder.flush()
+                    saved = bool(recorder.saved)
+                    with contextlib.suppress(Exception):
+                        recorder.close()
+                db_url = store.display_url if store is not None else None
+                if store is not None:
+                    with contextlib.suppress(Exception):
+                        store.close()
+    code = EXIT_BY_OUTCOME.get(result.outcome.value, ExitCode.ERROR)
+    if not saved:
+        notes.append("the results database failed during the run: results were spooled locally; "
+                     "run `labctl sync` to push them")
+        if result.outcome is RunOutcome.PASSED:
+            code = ExitCode.ERROR
+    return RunOutput(result, code, db_url, saved, notes)
+
+
+def _whoami() -> str | None:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _dut_serial(station: Any, fixture: Any) -> str | None:
+    """The DUT serial as the board reports it (console ``id``), when the station has a console."""
+    if "dut" not in fixture.roles:
+        return None
+    try:
+        ident = station.role("dut").identify()
+    except (LabctlError, AttributeError):
+        return None
+    return ident.get("serial") if isinstance(ident, dict) else None
+
+
+def _preflight(fixture: Any, station: Any, say: Callable[[str], None]) -> None:
+    from labctl.instruments.preflight import preflight
+
+    report = preflight(fixture, station=station)
+    if not report.ok:
+        problems = "; ".join(f"{r.role}: {r.detail}" for r in report.rows if r.problems)
+        raise InstrumentError(f"station pre-flight failed: {problems}",
+                              hint="fix the station (labctl instruments check --fixture F), "
+                                   "or skip with --no-preflight")
+    say(f"pre-flight: {len(report.rows)} role(s) OK")
+
+
+def _open_recorder(db: str | None) -> tuple[Any, Any]:
+    from labctl.store import open_store
+    from labctl.store.recorder import Recorder
+
+    try:
+        store = open_store(db)
+    except LabctlError:
+        raise
+    except Exception as err:  # noqa: BLE001
+        raise StoreError(f"cannot open the results store {db or ''}: {err}".replace("  ", " "),
+                         hint="check --db / LABCTL_DB") from None
+    return store, Recorder(store)
+
+
+class _SessionLogPusher:
+    """Hands the instrument session log to the recorder at every step end (before the
+    recorder commits the step), so the I/O of a step is kept with it."""
+
+    def __init__(self, log: Any, recorder: Any) -> None:
+        self.log = log
+        self.recorder = recorder
+        self._sent = 0
+
+    def __call__(self, event: Any) -> None:
+        from labctl.engine.events import RunEnded, StepEnded
+
+        if not isinstance(event, StepEnded | RunEnded) or self.log is None:
+            return
+        records = list(self.log.records[self._sent:])
+        if records:
+            self._sent += len(records)
+            self.recorder.add_session_log(event.run_id, records)

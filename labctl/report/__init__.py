@@ -1,0 +1,1 @@
+"""Reports for quality teams: exporters are callables that take a run record."""

@@ -1,0 +1,55 @@
+"""``labctl resume RUN_ID``: continue an interrupted run in the same record.
+
+Setup runs again (the bench was powered down), steps that finished are skipped, the step
+that was cut off runs again as a new attempt, then teardown. A plan file that changed since
+the run started (hash) refuses to resume unless ``--force``; a forced resume says so in the
+run's log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from labctl.errors import UsageError
+from labctl.launch import RunOutput, RunRequest, execute
+
+
+def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
+               answers: str | None = None, preflight: bool = True,
+               subscribers: list[Callable[[Any], None]] | None = None,
+               say: Callable[[str], None] = print) -> RunOutput:
+    from labctl.plan.loader import load_plan
+    from labctl.store import open_store
+
+    store = open_store(db)  # marks runs of dead processes interrupted
+    try:
+        info = store.resume_info(run_id)
+    finally:
+        store.close()
+    if not info.resumable:
+        raise UsageError(f"cannot resume run {run_id}: {info.reason}")
+    plan_path = info.plan_path
+    if not Path(plan_path).exists():
+        raise UsageError(f"cannot resume run {run_id}: its plan file {plan_path} is gone",
+                         hint="restore the plan file at that path")
+    overrides = {k: str(v) for k, v in info.parameters.items()}
+    current = load_plan(plan_path, overrides).sha256
+    notes: list[str] = []
+    if current != info.plan_hash:
+        if not force:
+            raise UsageError(f"cannot resume run {run_id}: plan {plan_path} changed since the run started",
+                             hint="restore the plan, or pass --force to resume with the changed plan (recorded)")
+        notes.append(f"plan {plan_path} changed since the run started (hash {info.plan_hash[:12]} -> "
+                     f"{current[:12]}); resumed with --force")
+    finished = frozenset(k for k in info.finished if not k.startswith(("setup/", "teardown/")))
+    first_attempt = {k: n + 1 for k, n in info.attempts.items()}
+    req = RunRequest(plan=plan_path, fixture=fixture, dut=info.dut_serial, overrides=overrides, db=db,
+                     answers=answers, preflight=preflight, operator=info.operator, run_id=run_id,
+                     finished_steps=finished, resumed_from=run_id)
+    say(f"resuming run {run_id}: {len(finished)} step(s) already finished, "
+        f"{len(info.cut_off)} cut off and re-run")
+    for text in notes:
+        say(text)
+    return execute(req, list(subscribers or []), say=say, first_attempt=first_attempt, run_notes=tuple(notes))

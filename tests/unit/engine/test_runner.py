@@ -1,0 +1,293 @@
+"""The runner on its own: steps, corners, retries, timeouts, on_fail, when, aborts, safety.
+
+The station here is a small stand-in (this is a unit test of the engine alone); the engine
+against the simulated lab is tested in tests/integration/engine.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+from typing import ClassVar
+
+import pytest
+
+from labctl.checks.registry import CheckArgs, Measure, get_check, register_check
+from labctl.clock import ScaledClock
+from labctl.engine import events as ev
+from labctl.engine.abort import AbortController
+from labctl.engine.runner import Runner, RunOptions
+from labctl.errors import InstrumentTimeout
+from labctl.fixture.model import Fixture, RoleBinding
+from labctl.instruments.roles import InstrumentErrorEntry, SafeStateResult
+from labctl.plan.loader import load_plan
+
+
+class ValueArgs(CheckArgs):
+    value: float
+    MEASURES: ClassVar[dict[str, Measure]] = {"value": Measure("voltage", "V")}
+
+
+class SleepArgs(CheckArgs):
+    seconds: float
+    role: str | None = None
+
+
+class BoomArgs(CheckArgs):
+    pass
+
+
+if get_check("test.value") is None:
+    @register_check("test.value", args=ValueArgs)
+    def _value(ctx, args):
+        ctx.measure("value", args.value, "V")
+
+    @register_check("test.sleep", args=SleepArgs)
+    def _sleep(ctx, args):
+        if args.role:
+            ctx.role(args.role).poke()
+        ctx.sleep(args.seconds)
+
+    @register_check("test.boom", args=BoomArgs)
+    def _boom(ctx, args):
+        raise InstrumentTimeout("no answer", instrument="dmm", resource="TCPIP0::127.0.0.1::1::SOCKET",
+                                command="READ?")
+
+
+class FakeRole:
+    def __init__(self, station, name):
+        self.station, self.name = station, name
+
+    def poke(self):
+        self.station.calls.append(self.name)
+
+    def sensors(self):
+        return {"die_temp": self.station.die_temp}
+
+
+class FakeStation:
+    def __init__(self):
+        self.calls: list[str] = []
+        self.safe_calls = 0
+        self.die_temp = 40.0
+        self.errors: dict[str, list[InstrumentErrorEntry]] = {}
+        self.session_log = None
+
+    def role(self, name, kind=None):
+        return FakeRole(self, name)
+
+    def safe_state(self):
+        self.safe_calls += 1
+        return {"psu": SafeStateResult("psu", True, ["OUTP 0"]),
+                "dut": SafeStateResult("dut", False, error="console did not answer")}
+
+    def drain_errors(self, names=None):
+        return {k: v for k, v in self.errors.items() if names is None or k in names}
+
+
+FIXTURE = Fixture(station="unit", roles={
+    "psu": RoleBinding(driver="keysight-e36312a", resource="TCPIP0::127.0.0.1::1::SOCKET"),
+    "dut": RoleBinding(driver="accel-console", resource="/tmp/none"),
+})
+
+
+def plan(tmp_path, body: str):
+    p = tmp_path / "plan.yaml"
+    p.write_text(textwrap.dedent(body))
+    return load_plan(p)
+
+
+def run(loaded, station=None, abort=None, scale=1000.0):
+    events: list[ev.Event] = []
+    bus = ev.EventBus()
+    bus.subscribe(events.append)
+    station = station or FakeStation()
+    runner = Runner(loaded, station, FIXTURE, bus=bus, clock=ScaledClock(scale),
+                    options=RunOptions(handle_signals=False), abort=abort)
+    result = runner.run()
+    assert not bus.errors
+    return result, events, station
+
+
+def ended(events):
+    return {e.step_key: e for e in events if isinstance(e, ev.StepEnded)}
+
+
+def test_limits_judge_and_run_outcome(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: ok, check: test.value, args: {value: 0.75}, limits: {nominal: 0.75 V, tol: 3 %}}
+          - {id: low, check: test.value, args: {value: 0.70}, limits: {nominal: 0.75 V, tol: 3 %}}
+    """)
+    result, events, station = run(loaded)
+    assert result.outcome is ev.RunOutcome.FAILED
+    steps = {s.step_id: s for s in result.steps}
+    assert steps["ok"].outcome is ev.StepOutcome.PASS
+    assert steps["low"].outcome is ev.StepOutcome.FAIL
+    assert "value = 0.7 V" in steps["low"].message and "0.7275" in steps["low"].message
+    m = [e for e in events if isinstance(e, ev.MeasurementRecorded)]
+    assert [x.verdict for x in m] == [ev.Verdict.PASS, ev.Verdict.FAIL]
+    assert m[1].limits.low == pytest.approx(0.7275)
+    assert station.safe_calls == 1
+    assert isinstance(events[0], ev.RunStarted) and isinstance(events[-1], ev.RunEnded)
+
+
+def test_marginal_band_passes_but_is_flagged(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: edge, check: test.value, args: {value: 0.7700}, limits: {nominal: 0.75 V, tol: 3 %, marginal: 10 %}}
+    """)
+    result, events, _ = run(loaded)
+    (m,) = [e for e in events if isinstance(e, ev.MeasurementRecorded)]
+    assert m.verdict is ev.Verdict.MARGINAL
+    assert result.steps[0].outcome is ev.StepOutcome.PASS
+    assert "marginal" in result.steps[0].message
+
+
+def test_retries_are_recorded_and_never_hide_the_first_failure(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: flaky, check: test.value, args: {value: 1.0}, limits: {max: 0.8 V}, retries: 2}
+    """)
+    result, events, _ = run(loaded)
+    starts = [e for e in events if isinstance(e, ev.StepStarted) and e.step_id == "flaky"]
+    assert [s.attempt for s in starts] == [1, 2, 3]
+    outcomes = [e.outcome for e in events if isinstance(e, ev.StepEnded) and e.step_key.startswith("steps/flaky")]
+    assert outcomes == [ev.StepOutcome.FAIL] * 3
+    assert result.steps[0].attempts == 3
+
+
+def test_on_fail_stop_skips_the_rest_but_teardown_runs(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: bad, check: test.value, args: {value: 1.0}, limits: {max: 0.8 V}, on_fail: stop}
+          - {id: later, check: test.value, args: {value: 0.1}}
+        teardown:
+          - {id: cleanup, check: test.sleep, args: {seconds: 0.1, role: psu}}
+    """)
+    result, _, station = run(loaded)
+    steps = {s.step_id: s for s in result.steps}
+    assert steps["later"].outcome is ev.StepOutcome.SKIPPED
+    assert steps["cleanup"].outcome is ev.StepOutcome.PASS
+    assert station.calls == ["psu"] and station.safe_calls == 1
+    assert result.outcome is ev.RunOutcome.FAILED
+
+
+def test_setup_failure_skips_steps(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        setup:
+          - {id: power, check: test.boom}
+        steps:
+          - {id: s1, check: test.value, args: {value: 0.1}}
+    """)
+    result, _, _ = run(loaded)
+    steps = {s.step_id: s for s in result.steps}
+    assert steps["power"].outcome is ev.StepOutcome.ERROR
+    assert "READ?" in steps["power"].message and "dmm" in steps["power"].message
+    assert steps["s1"].outcome is ev.StepOutcome.SKIPPED
+    assert result.outcome is ev.RunOutcome.ERROR
+
+
+def test_timeout_makes_the_step_error(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: long, check: test.sleep, args: {seconds: 3600}, timeout: 2 s}
+    """)
+    result, _, _ = run(loaded, scale=100.0)
+    assert result.steps[0].outcome is ev.StepOutcome.ERROR
+    assert "timed out after 2 s" in result.steps[0].message
+
+
+def test_corners_and_per_corner_false_and_when(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        corners:
+          ambient: [0 degC, 25 degC, 85 degC]
+        steps:
+          - {id: once, check: test.value, args: {value: 0.1}, per_corner: false}
+          - {id: each, check: test.value, args: {value: 0.1}}
+          - {id: hot, check: test.value, args: {value: 0.1}, when: "ambient >= 50 degC"}
+    """)
+    result, events, _ = run(loaded)
+    keys = [(s.step_id, s.corner.get("ambient"), s.outcome) for s in result.steps if s.check != "safe_state"]
+    assert keys[0] == ("once", None, ev.StepOutcome.PASS)
+    assert [k for k in keys if k[0] == "each"] == [("each", c, ev.StepOutcome.PASS) for c in ("0 degC", "25 degC", "85 degC")]
+    assert [k[2] for k in keys if k[0] == "hot"] == [ev.StepOutcome.SKIPPED, ev.StepOutcome.SKIPPED, ev.StepOutcome.PASS]
+
+
+def test_instrument_error_in_queue_makes_the_step_error(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: poke, check: test.sleep, args: {seconds: 0.01, role: psu}}
+    """)
+    station = FakeStation()
+    station.errors = {"psu": [InstrumentErrorEntry(-222, "Data out of range", "psu")]}
+    result, events, _ = run(loaded, station)
+    assert result.steps[0].outcome is ev.StepOutcome.ERROR
+    assert '-222,"Data out of range"' in result.steps[0].message
+    assert any(isinstance(e, ev.InstrumentErrorReported) and e.code == -222 for e in events)
+
+
+def test_operator_abort_reaches_a_step_blocked_in_a_long_wait(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: soak, check: test.sleep, args: {seconds: 36000}}
+          - {id: after, check: test.value, args: {value: 0.1}}
+        teardown:
+          - {id: cleanup, check: test.sleep, args: {seconds: 0.1, role: psu}}
+    """)
+    abort = AbortController()
+    threading.Timer(0.3, abort.request, args=("operator", "operator pressed abort")).start()
+    result, events, station = run(loaded, abort=abort, scale=1.0)
+    steps = {s.step_id: s for s in result.steps}
+    assert steps["soak"].outcome is ev.StepOutcome.ABORTED
+    assert steps["after"].outcome is ev.StepOutcome.ABORTED
+    assert steps["cleanup"].outcome is ev.StepOutcome.PASS
+    assert station.safe_calls == 1
+    assert result.outcome is ev.RunOutcome.ABORTED
+    assert "operator pressed abort" in result.message
+    # every safe-state action is recorded, the failing one too
+    safe = {s.step_id: s for s in result.steps if s.check == "safe_state"}
+    assert safe["safe-state.psu"].outcome is ev.StepOutcome.PASS
+    assert safe["safe-state.dut"].outcome is ev.StepOutcome.ERROR
+
+
+SAFETY_PLAN = """
+    name: t
+    safety:
+      poll_interval: 1 s
+      interlocks:
+        - {signal: dut.die_temp, max: 105 degC, stale_after: 3 s}
+    steps:
+      - {id: soak, check: test.sleep, args: {seconds: 36000}}
+"""
+
+
+def test_interlock_trip_aborts_a_running_step(tmp_path):
+    loaded = plan(tmp_path, SAFETY_PLAN)
+    station = FakeStation()
+    threading.Timer(0.3, setattr, args=(station, "die_temp", 118.0)).start()
+    result, _, _ = run(loaded, station, scale=10.0)
+    assert result.outcome is ev.RunOutcome.ABORTED
+    assert "dut.die_temp = 118 degC is above its limit 105 degC" in result.message
+    assert result.steps[0].outcome is ev.StepOutcome.ABORTED
+    assert station.safe_calls == 1
+
+
+def test_run_refuses_to_start_with_an_interlock_already_tripped(tmp_path):
+    loaded = plan(tmp_path, SAFETY_PLAN)
+    station = FakeStation()
+    station.die_temp = 120.0
+    result, events, _ = run(loaded, station)
+    assert result.outcome is ev.RunOutcome.ABORTED
+    assert result.message.startswith("refused to start")
+    assert not [e for e in events if isinstance(e, ev.StepStarted) and e.check != "safe_state"]
+    assert station.safe_calls == 1
