@@ -14,6 +14,8 @@ Used inside ``${…}`` in values (``nominal: ${vin * 0.95}``, ``"lane ${lane}"``
     atom    := NUMBER [UNIT] | NAME | STRING | "true" | "false" | "(" expr ")"
 
 A unit follows its number without operators in between (``25 mV``, ``1.5 degC/min``).
+A temperature added to or subtracted from a temperature on the degC scale is a difference:
+``${die_max - 10 degC}`` is 95 degC when die_max is 105 degC.
 Names are parameters and corner axes. Quantities carry units through the arithmetic (pint),
 so ``${vin * 5 %}`` is a voltage and ``${vin + 2 A}`` is an error.
 """
@@ -289,6 +291,8 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
         if op == "+" and isinstance(left, str) and isinstance(right, str):
             return left + right
         raise ExpressionError(f"cannot apply {op!r} to text {left!r} and {right!r}", column=offset)
+    if op in ("+", "-"):
+        left, right = _temperature_offsets(op, left, right)
     if isinstance(left, Quantity) or isinstance(right, Quantity):
         try:
             result = ops[op](_to_pint(left), _to_pint(right))
@@ -308,6 +312,28 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
         raise ExpressionError("division by zero", column=offset) from None
     except TypeError:
         raise ExpressionError(f"cannot compute {_show(left)} {op} {_show(right)}", column=offset) from None
+
+
+def _is_scale_temperature(v: Any) -> bool:
+    return isinstance(v, Quantity) and not v.delta and v.unit in ("degC", "degF")
+
+
+def _as_difference(v: Any) -> Any:
+    if isinstance(v, Quantity) and v.dimension == "temperature":
+        if v.unit in ("K", "kelvin"):
+            return Quantity(v.magnitude, "degC", delta=True)
+        return Quantity(v.magnitude, v.unit, delta=True)
+    return v
+
+
+def _temperature_offsets(op: str, left: Any, right: Any) -> tuple[Any, Any]:
+    """``105 degC - 10 degC`` is 95 degC: a temperature added to or taken from a temperature
+    on the degC scale is read as a difference (write it as you would say it)."""
+    if _is_scale_temperature(left):
+        return left, _as_difference(right)
+    if op == "+" and _is_scale_temperature(right):
+        return _as_difference(left), right
+    return left, right
 
 
 def _show(v: Any) -> str:

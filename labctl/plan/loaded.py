@@ -132,13 +132,25 @@ class LoadedPlan:
         path = (*self.step_path(step), "args")
         if spec is None:
             raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
-        args = self.render(step.args, path, self.env(corner))
+        env = self.env(corner)
+        errors: list[LabctlError] = []
+        args: dict[str, Any] = {}
+        for k, v in step.args.items():
+            try:
+                args[k] = self.render(v, (*path, k), env)
+            except LabctlError as err:
+                errors.append(err)
+        failed = {k for k in step.args if k not in args}
         try:
-            return spec.args.model_validate(args)
+            result = spec.args.model_validate(args)
         except ValidationError as err:
-            raise ValidationErrors(
-                pydantic_errors(err, self.smap, prefix=path, model=spec.args, what=f"args of {step.check}")
-            ) from None
+            for e in pydantic_errors(err, self.smap, prefix=path, model=spec.args, what=f"args of {step.check}"):
+                if not any(f"missing required key {k!r}" in e.message for k in failed):
+                    errors.append(e)
+            result = None
+        if errors:
+            raise ValidationErrors(errors)
+        return result
 
     def resolve_timeout(self, step: Step, corner: Corner | None = None) -> float | None:
         if step.timeout is None:

@@ -61,8 +61,6 @@ def check_plan(
     """Check a plan completely; returns (the loaded plan or None, every error found)."""
     display = str(path)
     real = resolve_data_path(path, "testplans")
-    if real != Path(path):
-        display = str(path)
     try:
         data, smap, errors = load_yaml(real, display=display)
     except LabctlError as err:
@@ -74,14 +72,45 @@ def check_plan(
         p = smap.value(())
         return None, [located(p, "a plan must be a mapping of keys (name:, steps: …), not a "
                               + type(data).__name__, "see docs/plans.md for the layout")]
+    return check_plan_data(data, smap, errors, real, display, overrides, fixture)
+
+
+def is_step_library(data: Any) -> bool:
+    """A step library has ``steps:`` but no ``name:`` plan header (see docs/plans.md)."""
+    return isinstance(data, dict) and "steps" in data and "name" not in data
+
+
+def check_library(
+    path: str | Path, fixture: Any = None
+) -> tuple[LoadedPlan | None, list[LabctlError]]:
+    """Check a step library on its own: as a plan that includes it and nothing else."""
+    real = resolve_data_path(path, "testplans")
+    display = str(path)
+    data = {"name": real.stem, "steps": [{"include": real.name}]}
+    anchor = real.parent / "__library_check__.yaml"
+    return check_plan_data(data, SourceMap(files=[display]), [], anchor,
+                           str(Path(display).parent / anchor.name), None, fixture)
+
+
+def check_plan_data(
+    data: dict[str, Any],
+    smap: SourceMap,
+    errors: list[LabctlError],
+    real: Path,
+    display: str,
+    overrides: dict[str, str] | None = None,
+    fixture: Any = None,
+) -> tuple[LoadedPlan | None, list[LabctlError]]:
     inc = expand_includes(data, smap, real, display)
     errors.extend(inc.errors)
     data, smap = inc.data, inc.smap
     sha = hashlib.sha256()
     for f in inc.files:
-        sha.update(f.read_bytes())
+        if f.is_file():
+            sha.update(f.read_bytes())
 
     ctx = _Context(display, smap, errors)
+    ctx.duplicate_ids(data)
     plan, index = ctx.validate_structure(data)
     params = ctx.parameters(data, plan, overrides or {})
     axes, order = ctx.corners(data, params)
@@ -95,7 +124,7 @@ def check_plan(
             plan.requires.append(role)
             requires_pos[role] = pos
     loaded = LoadedPlan(plan, display, smap, params, corners, sha.hexdigest(),
-                        [str(f) for f in inc.files], requires_pos, index_map=index)
+                        [str(f) for f in inc.files if f.is_file()], requires_pos, index_map=index)
     ctx.check_steps(loaded)
     ctx.check_safety(loaded)
     if fixture is not None:
@@ -139,17 +168,39 @@ class _Context:
         valid: the plan without its broken parts (steps keep their original positions)."""
         try:
             return Plan.model_validate(data), {}
-        except ValidationError as err:
-            for e in err.errors():
-                self.broken.add(tuple(p for p in e["loc"][:2]))
-            self.errors.extend(pydantic_errors(err, self.smap, model=Plan, what="the plan"))
+        except ValidationError as exc:
+            err = exc
+        for e in err.errors():
+            self.broken.add(tuple(p for p in e["loc"][:2]))
+        self.errors.extend(pydantic_errors(err, self.smap, model=Plan, what="the plan"))
+        bad_fields: dict[tuple[Any, ...], set[Any]] = {}
+        for e in err.errors():
+            loc = e["loc"]
+            if len(loc) >= 3 and loc[0] in ("setup", "steps", "teardown") and isinstance(loc[1], int):
+                bad_fields.setdefault(loc[:2], set()).add(loc[2])
+            elif len(loc) >= 2 and loc[0] in ("setup", "steps", "teardown"):
+                bad_fields.setdefault(loc[:2], set()).add(None)  # the step as a whole
         partial: dict[str, Any] = {}
         index: dict[tuple[str, int], int] = {}
         for key, value in data.items():
             if key in ("setup", "steps", "teardown") and isinstance(value, list) and (key,) not in self.broken:
-                kept = [i for i in range(len(value)) if (key, i) not in self.broken]
-                partial[key] = [value[i] for i in kept]
-                for new_i, old_i in enumerate(kept):
+                kept = []
+                for i, item in enumerate(value):
+                    bad = bad_fields.get((key, i))
+                    if bad is None:
+                        kept.append((i, item))
+                        continue
+                    if None in bad or not isinstance(item, dict):
+                        continue
+                    # keep checking the step without its broken fields (e.g. its args)
+                    cleaned = {k: v for k, v in item.items() if k not in bad}
+                    try:
+                        Step.model_validate(cleaned)
+                    except ValidationError:
+                        continue
+                    kept.append((i, cleaned))
+                partial[key] = [item for _, item in kept]
+                for new_i, (old_i, _) in enumerate(kept):
                     index[(key, new_i)] = old_i
             elif not any(b[:1] == (key,) for b in self.broken):
                 partial[key] = value
@@ -334,25 +385,33 @@ class _Context:
         return axes, order
 
     # -- steps ------------------------------------------------------------------------------
+    def duplicate_ids(self, data: dict[str, Any]) -> None:
+        seen: dict[str, Pos | None] = {}
+        for group in ("setup", "steps", "teardown"):
+            items = data.get(group)
+            if not isinstance(items, list):
+                continue
+            for i, item in enumerate(items):
+                sid = item.get("id") if isinstance(item, dict) else None
+                if not isinstance(sid, str):
+                    continue
+                path = (group, i, "id")
+                if sid in seen:
+                    first = seen[sid]
+                    where = f"{first.file}:{first.line}" if first else "above"
+                    self.err(path, f"duplicate step id {sid!r} (first used at {where})",
+                             "step ids must be unique across setup, steps and teardown; "
+                             "when including a library twice, give each include a prefix:")
+                else:
+                    seen[sid] = self.pos(path)
+
     def check_steps(self, loaded: LoadedPlan) -> None:
         from labctl.checks.registry import all_checks, get_check
 
         plan = loaded.plan
-        seen: dict[str, Pos | None] = {}
         for group, step in plan.all_steps():
             g, i = loaded.step_path(step)
             sp = (g, i)
-            idp = self.pos((*sp, "id"))
-            if step.id in seen:
-                first = seen[step.id]
-                where = f"{first.file}:{first.line}" if first else "above"
-                self.err((*sp, "id"), f"duplicate step id {step.id!r} (first used at {where})",
-                         "step ids must be unique across setup, steps and teardown; "
-                         "when including a library twice, give each include a prefix:")
-            else:
-                seen[step.id] = idp
-            if group != "steps" and not step.per_corner:
-                pass  # setup/teardown run once anyway
             spec = get_check(step.check)
             if spec is None:
                 close = suggest(step.check, all_checks())
@@ -391,10 +450,15 @@ class _Context:
                     self.errors.extend(err.errors)
                 except LabctlError as err:
                     self.errors.append(err)
-            elif step.limits:
-                # args are broken, but limit keys and units can still be checked against the
-                # fixed measurements, if the check has any
-                pass
+            elif step.limits and _fixed_measures(spec.args):
+                # the args are broken, but the limits can still be checked against the
+                # check's fixed measurements
+                try:
+                    loaded.resolve_limits(step, corner, spec.args.model_construct())
+                except ValidationErrors as err:
+                    self.errors.extend(err.errors)
+                except LabctlError as err:
+                    self.errors.append(err)
             try:
                 loaded.resolve_timeout(step, corner)
             except LabctlError as err:
@@ -478,13 +542,21 @@ class _Context:
                     f"the fixture offers: {offered}",
                 ))
         channels = fixture.channels
+        from labctl.checks.registry import get_check
+
         for _group, step in loaded.plan.all_steps():
+            sp = loaded.step_path(step)
+            spec = get_check(step.check)
+            if spec is None:
+                continue
             try:
                 args = loaded.resolve_args(step, loaded.corners[0] if loaded.corners and step.per_corner else None)
+                channel_names, arg_roles = args.channels(), args.roles()
             except LabctlError:
-                continue
-            sp = loaded.step_path(step)
-            for name in args.channels():
+                # the arguments are broken (reported already); still check the channels named
+                channel_names = _raw_channels(step.args, spec.args.channel_fields)
+                arg_roles = []
+            for name in channel_names:
                 if name not in channels:
                     close = suggest(name, channels)
                     self.err(_find_in(step.args, name, (*sp, "args")) or (*sp, "args"),
@@ -492,7 +564,7 @@ class _Context:
                              + (f"; did you mean {close!r}?" if close else ""),
                              "add it under channels: in the fixture (NAME: role@channel), mapped: "
                              + (", ".join(channels) or "none"))
-            for role in args.roles():
+            for role in arg_roles:
                 if role not in roles:
                     self.err((*sp, "check"), f"step {step.id!r} needs role {role!r}, not offered by station {station}",
                              f"the fixture offers: {offered}")
@@ -509,6 +581,23 @@ class _Context:
                 elif head not in roles and head not in channels:
                     self.err(path, f"interlock signal {lock.signal!r}: station {station} has no role {head!r}",
                              f"the fixture offers: {offered}")
+
+
+def _fixed_measures(model: Any) -> bool:
+    from labctl.checks.registry import CheckArgs
+
+    return bool(model.MEASURES) and model.measurements is CheckArgs.measurements
+
+
+def _raw_channels(args: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for f in fields:
+        v = args.get(f)
+        if isinstance(v, str) and "${" not in v:
+            out.append(v)
+        elif isinstance(v, list):
+            out.extend(x for x in v if isinstance(x, str) and "${" not in x)
+    return out
 
 
 def _find_in(obj: Any, value: str, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -549,4 +638,4 @@ def _signal_dimension(signal: str) -> str | None:
     return None
 
 
-__all__ = ["Corner", "LoadedPlan", "check_plan", "load_plan", "parse_overrides"]
+__all__ = ["Corner", "LoadedPlan", "check_library", "check_plan", "is_step_library", "load_plan", "parse_overrides"]

@@ -132,8 +132,11 @@ class Limit(_Strict):
 
 def _limits_shape(value: Any) -> Any:
     """One limit, or a mapping measurement -> limit. A mapping that uses any limit key is
-    one limit (so a typo like ``maxx`` is reported as an unknown key of that limit)."""
-    if isinstance(value, dict) and any(k in LIMIT_KEYS for k in value):
+    one limit, and so is one whose values are not all mappings (so a typo like ``maxx: 2 V``
+    is reported as an unknown key of that limit, with "did you mean 'max'")."""
+    if isinstance(value, dict) and (
+        any(k in LIMIT_KEYS for k in value) or not all(isinstance(v, dict) for v in value.values())
+    ):
         return {"*": value}
     return value
 

@@ -10,6 +10,7 @@ into located labctl errors with "did you mean" hints.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -303,7 +304,9 @@ def pydantic_errors(
                 (f.alias or n) for n, f in owner.model_fields.items()
             ] if owner is not None else []
             close = suggest(str(key), fields)
-            where = f" in {what}" if what else ""
+            parents = [str(p) for p in loc[:-1] if not isinstance(p, int) and p != "*"]
+            container = parents[-1] if parents else what
+            where = f" in {container}" if container else ""
             msg = f"unknown key {key!r}{where}"
             if close:
                 msg += f"; did you mean {close!r}?"
@@ -361,6 +364,11 @@ _TYPE_WORDS = {
 
 def _clean_message(e: dict[str, Any]) -> str:
     etype = e["type"]
+    if etype == "literal_error":
+        expected = (e.get("ctx") or {}).get("expected", "")
+        got = e.get("input")
+        close = suggest(str(got), re.findall(r"'([^']*)'", expected)) if isinstance(got, str) else None
+        return f"expected {expected}, got {got!r}" + (f"; did you mean {close!r}?" if close else "")
     if etype in _TYPE_WORDS:
         got = e.get("input")
         shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__

@@ -1,0 +1,134 @@
+"""``labctl validate PATH... [--fixture F] [--set NAME=VALUE]``: check plans and fixtures.
+
+Every problem is printed as ``file:line:col: message`` plus a ``hint:`` line, all at once;
+the exit code is 4 when anything is wrong, 0 otherwise (one summary line per file).
+A file with a top-level ``station:`` is a fixture; one with ``steps:`` but no ``name:`` is a
+step library; anything else is a plan. A directory means every ``*.yaml`` in it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("paths", nargs=-1)
+@click.option("--fixture", "-f", "fixture_path", metavar="FIXTURE",
+              help="also check that the station offers every required role and named channel")
+@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
+              help="override a plan parameter (repeatable), e.g. --set vin=11.4V")
+@click.option("--list-checks", is_flag=True, help="list every known check with its arguments and exit")
+def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[str, ...],
+             list_checks: bool) -> None:
+    """Check test plans, step libraries and fixtures before anything is powered.
+
+    Exit 0 when every file is valid (one summary line each), 4 when anything is wrong
+    (every problem as file:line:col: message, with a hint).
+    """
+    from labctl.errors import ExitCode, LabctlError, UsageError
+
+    if list_checks:
+        _list_checks()
+        return
+    if not paths:
+        raise UsageError("give at least one plan or fixture file", hint="e.g. labctl validate testplans/smoke.yaml")
+
+    from labctl.fixture.loader import check_fixture_file, is_fixture_data
+    from labctl.plan.loader import check_library, check_plan, is_step_library, parse_overrides
+    from labctl.plan.source import load_yaml
+    from labctl.resources import resolve_data_path
+
+    sets = parse_overrides(overrides)
+    problems: list[LabctlError] = []
+    bad_files = 0
+    fixture = None
+    if fixture_path is not None:
+        fixture, errs, warns = check_fixture_file(fixture_path)
+        _warn(warns)
+        if errs:
+            problems.extend(errs)
+            bad_files += 1
+            _print_errors(errs)
+            click.echo(f"note: {fixture_path} is broken; plans are checked without it", err=True)
+
+    for path in _expand(paths):
+        folder = "fixtures" if "fixture" in path.lower() else "testplans"
+        real = resolve_data_path(path, folder)
+        if not real.exists():
+            real = resolve_data_path(path, "fixtures" if folder == "testplans" else "testplans")
+        try:
+            data, _, _ = load_yaml(real, display=path)
+        except LabctlError as err:
+            problems.append(err)
+            bad_files += 1
+            _print_errors([err])
+            continue
+        if is_fixture_data(data):
+            fx, errs, warns = check_fixture_file(real if real.exists() else path)
+            errs = [_redisplay(e, str(real), path) for e in errs]
+            _warn(warns)
+            if not errs and fx is not None:
+                click.echo(f"ok  {path}: station {fx.station}: {len(fx.roles)} roles, "
+                           f"{len(fx.channels)} channels" + (f", {len(fx.slots)} slots" if fx.slots else "")
+                           + (", simulated lab" if fx.sim and fx.sim.enabled else ""))
+            kind_errors = errs
+        elif is_step_library(data):
+            loaded, kind_errors = check_library(real, fixture)
+            kind_errors = [_redisplay(e, str(real), path) for e in kind_errors]
+            if loaded is not None and not kind_errors:
+                n = len(loaded.plan.steps)
+                click.echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
+        else:
+            loaded, kind_errors = check_plan(path if Path(path).exists() else real, sets, fixture)
+            if loaded is not None and not kind_errors:
+                click.echo(f"ok  {path}: {loaded.summary()}")
+        if kind_errors:
+            bad_files += 1
+            problems.extend(kind_errors)
+            _print_errors(kind_errors)
+    if problems:
+        click.echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {bad_files} "
+                   f"file{'s' if bad_files != 1 else ''}", err=True)
+        raise SystemExit(int(ExitCode.BAD_INPUT))
+
+
+def _expand(paths: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for p in paths:
+        if Path(p).is_dir():
+            out.extend(str(f) for f in sorted(Path(p).glob("*.yaml")))
+        else:
+            out.append(p)
+    return out
+
+
+def _redisplay(err, real: str, shown: str):  # noqa: ANN001, ANN202 - tiny helper
+    if err.file == real:
+        err.file = shown
+    return err
+
+
+def _print_errors(errors) -> None:  # noqa: ANN001
+    for e in errors:
+        click.echo(e.format(), err=True)
+
+
+def _warn(warnings: list[str]) -> None:
+    for w in warnings:
+        click.echo(f"warning: {w}", err=True)
+
+
+def _list_checks() -> None:
+    from labctl.checks.registry import all_checks, plugin_errors
+
+    for name, spec in all_checks().items():
+        fields = []
+        for fname, f in spec.args.model_fields.items():
+            fields.append(fname if f.is_required() else f"[{fname}]")
+        state = "" if spec.implemented else "  (declared; runs once the engine implements it)"
+        click.echo(f"{name:22s} {spec.summary}{state}")
+        click.echo(f"{'':22s}   args: {', '.join(fields)}")
+    for line in plugin_errors:
+        click.echo(f"warning: {line}", err=True)
