@@ -141,19 +141,7 @@ def _limits_shape(value: Any) -> Any:
     return value
 
 
-Limits = Annotated[
-    dict[str, Limit],
-    BeforeValidator(_limits_shape),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"$ref": "#/$defs/Limit"},
-                {"type": "object", "additionalProperties": {"$ref": "#/$defs/Limit"},
-                 "description": "measurement name -> limit"},
-            ]
-        }
-    ),
-]
+Limits = Annotated[dict[str, Limit], BeforeValidator(_limits_shape)]
 
 
 class Step(_Strict):
@@ -235,18 +223,7 @@ def _parameter_shape(value: Any) -> Any:
     return {"default": value}
 
 
-ParameterDecl = Annotated[
-    Parameter,
-    BeforeValidator(_parameter_shape),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": ["string", "number", "boolean", "array"]},
-                {"$ref": "#/$defs/Parameter"},
-            ]
-        }
-    ),
-]
+ParameterDecl = Annotated[Parameter, BeforeValidator(_parameter_shape)]
 
 
 def _version(value: Any) -> Any:
