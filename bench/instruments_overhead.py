@@ -13,43 +13,16 @@ from __future__ import annotations
 
 import socket
 import sys
-import threading
 import time
 
-REPLY = b"+4.99870000E+00\n"
+REPLY = "+4.99870000E+00"
 
 
-def serve(sock: socket.socket, stop: threading.Event) -> None:
-    sock.settimeout(0.2)
-    while not stop.is_set():
-        try:
-            conn, _ = sock.accept()
-        except TimeoutError:
-            continue
-        except OSError:
-            return
-        threading.Thread(target=handle, args=(conn, stop), daemon=True).start()
+class Responder:
+    """Answers every query with one reading (the simulated lab's TCP host serves it)."""
 
-
-def handle(conn: socket.socket, stop: threading.Event) -> None:
-    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    conn.settimeout(0.2)
-    buf = b""
-    with conn:
-        while not stop.is_set():
-            try:
-                data = conn.recv(4096)
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            if not data:
-                return
-            buf += data
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                if b"?" in line:
-                    conn.sendall(REPLY)
+    def process(self, line: str) -> str | None:
+        return REPLY if "?" in line else None
 
 
 def timed(label: str, n: int, fn) -> float:
@@ -67,14 +40,12 @@ def main(n: int = 2000) -> None:
 
     from labctl.fixture.model import Fixture
     from labctl.instruments import open_station
+    from labctl.sim.server import TcpEndpoint
 
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
-    port = srv.getsockname()[1]
-    stop = threading.Event()
-    threading.Thread(target=serve, args=(srv, stop), daemon=True).start()
-    resource = f"TCPIP0::127.0.0.1::{port}::SOCKET"
+    endpoint = TcpEndpoint("127.0.0.1", 0, Responder())
+    endpoint.start()
+    port = endpoint.port
+    resource = endpoint.address
     print(f"{n} queries of MEAS:VOLT? (@1) against a loopback responder ({resource})")
 
     raw = socket.create_connection(("127.0.0.1", port), timeout=2)
@@ -107,8 +78,7 @@ def main(n: int = 2000) -> None:
     station.close()
     inst.close()
     raw.close()
-    stop.set()
-    srv.close()
+    endpoint.stop()
 
 
 if __name__ == "__main__":

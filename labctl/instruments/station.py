@@ -98,6 +98,9 @@ class Station:
             entry.driver.open()
         return entry.driver
 
+    def driver_is_open(self, name: str) -> bool:
+        return self.entry(name).driver.transport.is_open
+
     def role(self, name: str, kind: type[T] | str | None = None) -> T:
         """The typed role object, e.g. ``station.role("psu")`` or ``station.role("daq", Multimeter)``."""
         entry = self.entry(name)

@@ -48,7 +48,7 @@ def test_roles_open_lazily_and_are_typed(servers):
     psu_srv, dead = servers
     log = SessionLog()
     with open_station(make_fixture(psu_srv.resource, dead.resource), session_log=log) as st:
-        assert psu_srv.accepted == 0, "nothing is opened before a role is used"
+        assert not st.driver_is_open("psu") and psu_srv.received == [], "nothing is opened before use"
         psu = st.role("psu")
         assert isinstance(psu, PowerSupply)
         assert st.role("psu") is psu
@@ -71,7 +71,7 @@ def test_safe_state_continues_past_a_dead_instrument(servers):
         results = st.safe_state()
     assert results["psu"].ok and results["psu"].actions == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)"]
     assert not results["dmm"].ok and "nothing listens" in results["dmm"].error
-    assert psu_srv.received[-3:] == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)"]
+    assert psu_srv.wait_received(3)[-3:] == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)"]
 
 
 def test_open_all_reports_per_role(servers):

@@ -120,7 +120,7 @@ def test_visa_socket_query_and_write():
             assert t.query("*IDN?").startswith("Keysight Technologies,E36312A")
             t.write("VOLT 1,(@1)")
             assert t.query("VOLT? (@1)") == "+1.00000000E+00"
-        assert srv.received == ["*IDN?", "VOLT 1,(@1)", "VOLT? (@1)"]
+        assert srv.wait_received(3) == ["*IDN?", "VOLT 1,(@1)", "VOLT? (@1)"]
 
 
 def test_visa_open_refused_is_a_clear_disconnect():
@@ -145,13 +145,16 @@ def test_visa_silent_instrument_times_out_and_late_replies_are_dropped():
 
 
 def test_visa_dropped_connection_reconnects_and_replays_the_query():
+    log = SessionLog()
     with LineServer(scpi) as srv:
-        t = make_transport(srv.resource, name="bert", timeout=0.5, reconnect_delay=0)
+        t = make_transport(srv.resource, name="bert", timeout=0.5, reconnect_delay=0, session_log=log)
         with t:
             assert t.query("*IDN?")
-            srv.drop()
+            srv.drop()  # the next line closes the connection unanswered
             assert t.query("*IDN?").startswith("Keysight")
-        assert srv.accepted == 2
+        assert srv.received == ["*IDN?", "*IDN?"]
+    notes = [r["text"] for r in log.records if r["kind"] == "note"]
+    assert any("reconnected" in n for n in notes) and any("sent again" in n for n in notes)
 
 
 def test_visa_dropped_connection_without_server_raises_disconnected():
