@@ -1,21 +1,289 @@
-"""``labctl runs`` and ``labctl sync`` (placeholders until the results store lands)."""
+"""``labctl runs`` (list, show, compare recorded runs) and ``labctl sync`` (push the spool)."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
 import click
 
-from labctl.cli._common import not_implemented
+DB_HELP = "results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else ~/.local/share/labctl/results.db)"
+OUTCOME_STYLE = {"passed": "green", "failed": "red", "error": "magenta", "aborted": "yellow",
+                 "interrupted": "yellow", "running": "cyan", "PASS": "green", "FAIL": "red",
+                 "MARGINAL": "yellow", "ERROR": "magenta", "INTERRUPTED": "yellow", "SKIPPED": "dim"}
+FORMAT = click.Choice(["table", "json", "csv"])
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def runs(args: tuple[str, ...]) -> None:
-    """List and inspect recorded runs (not implemented yet: exits 4)."""
-    not_implemented("runs", "results-store issue (#6)")
+def _open(db: str | None):
+    from labctl.store import open_store
+
+    return open_store(db)
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def sync(args: tuple[str, ...]) -> None:
-    """Push locally spooled runs to the central database (not implemented yet: exits 4)."""
-    not_implemented("sync", "results-store issue (#6)")
+def _when(t: float | None) -> str:
+    return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S") if t is not None else "-"
+
+
+def _iso(t: float | None) -> str | None:
+    return datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds") if t is not None else None
+
+
+def _dur(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    m, s = divmod(seconds, 60)
+    h, m = divmod(int(m), 60)
+    return f"{h}h{m:02d}m{int(s):02d}s" if h else f"{m}m{s:04.1f}s" if m else f"{s:.1f}s"
+
+
+def _num(v: Any) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def _styled(text: str) -> str:
+    style = OUTCOME_STYLE.get(text)
+    return f"[{style}]{text}[/{style}]" if style else text
+
+
+def _limits(m: dict[str, Any]) -> str:
+    if m.get("limit_text"):
+        return m["limit_text"]
+    low, high = m.get("low"), m.get("high")
+    if low is None and high is None:
+        return "-"
+    return f"{_num(low) if low is not None else ''}..{_num(high) if high is not None else ''}"
+
+
+def _labels(labels: dict[str, str] | None) -> str:
+    return ",".join(f"{k}={v}" for k, v in (labels or {}).items())
+
+
+def _console():
+    from rich.console import Console
+
+    # Piped output (scripts, CI logs) gets wide tables rather than wrapped cells.
+    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+
+
+def _table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for c in columns:
+        table.add_column(c, overflow="fold")
+    for r in rows:
+        table.add_row(*[str(x) for x in r])
+    return table
+
+
+def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(records, indent=2, default=str))
+        return
+    buf = io.StringIO()
+    if records:
+        writer = csv.DictWriter(buf, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        for r in records:
+            writer.writerow({k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()})
+    sys.stdout.write(buf.getvalue())
+
+
+@click.group(invoke_without_command=True)
+@click.option("--db", metavar="PATH|URL", help=DB_HELP)
+@click.option("--plan", help="only runs of this plan (name; * wildcards)")
+@click.option("--dut", help="only runs of this DUT serial (* wildcards)")
+@click.option("--station", help="only runs on this station (* wildcards)")
+@click.option("--outcome", help="only these outcomes, comma-separated (passed,failed,error,aborted,interrupted,running)")
+@click.option("--since", help="only runs started since: an age (30m, 12h, 7d) or a date (2026-11-30[T08:00])")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="at most this many runs")
+@click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
+@click.pass_context
+def runs(ctx: click.Context, db: str | None, plan: str | None, dut: str | None, station: str | None,
+         outcome: str | None, since: str | None, limit: int, fmt: str) -> None:
+    """List recorded runs, newest first.
+
+    \b
+    labctl runs --dut DUT-17 --since 7d
+    labctl runs show RUN_ID          steps and measurements vs limits, failures first
+    labctl runs compare RUN_A RUN_B  measurement deltas between two runs
+    """
+    ctx.obj = {"db": db}
+    if ctx.invoked_subcommand:
+        return
+    from labctl.store import query
+
+    with _open(db) as store:
+        rows = query.list_runs(store, plan=plan, dut=dut, station=station, outcome=outcome, since=since, limit=limit)
+    if fmt != "table":
+        for r in rows:
+            r["started"], r["ended"] = _iso(r["started_at"]), _iso(r["ended_at"])
+        _emit_records(rows, fmt)
+        return
+    if not rows:
+        click.echo(f"no runs recorded in {store.display_url}" + (" match these filters" if any(
+            (plan, dut, station, outcome, since)) else ""))
+        return
+    _console().print(_table(
+        None, ["run", "started", "plan", "dut", "station", "outcome", "duration", "steps pass/fail/err"],
+        (_run_row(r) for r in rows),
+    ))
+
+
+def _run_row(r: dict[str, Any]) -> list[str]:
+    outcome = _styled(r["outcome"]) + (f" (resumed ×{r['sessions'] - 1})" if r["sessions"] > 1 else "")
+    return [
+        r["id"], _when(r["started_at"]), f"{r['plan_name']} {r['plan_version']}".strip(), r["dut_serial"] or "-",
+        r["station"] + (f"/{r['slot']}" if r["slot"] else ""), outcome, _dur(r["duration"]),
+        f"{r['steps_passed']}/{r['steps_failed']}/{r['steps_error']}",
+    ]
+
+
+def _db_of(ctx: click.Context, db: str | None) -> str | None:
+    return db or (ctx.obj or {}).get("db")
+
+
+@runs.command("show")
+@click.argument("run_id")
+@click.option("--db", metavar="PATH|URL", help=DB_HELP)
+@click.option("--all", "show_all", is_flag=True, help="print every measurement (default: failures + first 200)")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_context
+def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: str) -> None:
+    """One run: context, steps, and measurements against their limits (failures first)."""
+    from labctl.store import query
+
+    with _open(_db_of(ctx, db)) as store:
+        d = query.run_detail(store, run_id)
+    if fmt == "json":
+        click.echo(json.dumps(d, indent=2, default=lambda v: v.decode(errors="replace") if isinstance(v, bytes) else str(v)))
+        return
+    run = d["run"]
+    console = _console()
+    dur = run["ended_at"] - run["started_at"] if run["ended_at"] is not None else None
+    console.print(f"[bold]run {run['id']}[/bold]  {_styled(run['outcome'])}" + (f"  {run['message']}" if run["message"] else ""))
+    for label, value in (
+        ("plan", f"{run['plan_name']} {run['plan_version']}  ({run['plan_path']}, sha256 {run['plan_hash'][:12]})"),
+        ("station", run["station"] + (f" slot {run['slot']}" if run["slot"] else "")),
+        ("dut", run["dut_serial"] or "-"), ("operator", run["operator"] or "-"),
+        ("time", f"{_when(run['started_at'])} → {_when(run['ended_at'])}  ({_dur(dur)})"),
+        ("host", f"{run['host']} pid {run['pid']}, labctl {run['labctl_version']}"),
+        ("parameters", json.dumps(run["parameters"] or {})),
+    ):
+        console.print(f"  {label:<11}{value}", markup=False)
+    if len(d["sessions"]) > 1:
+        console.print(_table("sessions (resumes)", ["#", "started", "host", "pid", "outcome", "plan"], (
+            [s["session"], _when(s["started_at"]), s["host"], s["pid"], s["outcome"] or "-",
+             "CHANGED (--force)" if s["plan_changed"] else "same"] for s in d["sessions"])))
+    if d["instruments"]:
+        console.print(_table("instruments", ["role", "driver", "identity", "asset", "cal. due"], (
+            [i["role"], i["driver"], i["idn"], i["asset_serial"] or "-", i["calibration_due"] or "-"]
+            for i in d["instruments"] if i["session"] == d["instruments"][-1]["session"])))
+    ms = d["measurements"]
+    bad = [m for m in ms if m["verdict"] in ("FAIL", "MARGINAL")]
+    columns = ["step", "measurement", "labels", "value", "unit", "limits", "verdict"]
+
+    def rows(items: list[dict[str, Any]]):
+        for m in items:
+            value = m["value"] if m["value"] is not None else m["value_text"]
+            yield [m["step_key"], m["name"], _labels(m["labels"]), _num(value), m["unit"], _limits(m), _styled(m["verdict"])]
+
+    if bad:
+        console.print(_table(f"failures ({len(bad)})", columns, rows(bad)))
+    console.print(_table("steps", ["step", "corner", "attempt", "outcome", "duration", "message"], (
+        [s["step_key"] + (f" (session {s['session']})" if s["session"] else ""),
+         _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _dur(s["duration"]),
+         s["message"]] for s in d["steps"])))
+    rest = [m for m in ms if m["verdict"] not in ("FAIL", "MARGINAL")]
+    shown = rest if show_all else rest[:200]
+    if shown:
+        console.print(_table(f"measurements ({len(rest)} passing or without limits)", columns, rows(shown)))
+    if len(shown) < len(rest):
+        console.print(f"… {len(rest) - len(shown)} more measurements: use --all or --format json", markup=False)
+    for title, items, cols, get in (
+        ("prompts", d["prompts"], ["step", "prompt", "answer", "by"],
+         lambda p: [p["step_key"] or "-", p["text"], p["answer"] or "(unanswered)", p["answer_source"] or "-"]),
+        ("instrument errors", d["instrument_errors"], ["step", "role", "code", "message"],
+         lambda e: [e["step_key"] or "-", e["role"], e["code"], e["message"]]),
+        ("attachments", d["attachments"], ["step", "name", "type", "bytes", "path"],
+         lambda a: [a["step_key"] or "-", a["name"], a["media_type"], _num(a["size"]), a["path"]]),
+    ):
+        if items:
+            console.print(_table(title, cols, (get(x) for x in items)))
+
+
+@runs.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--db", metavar="PATH|URL", help=DB_HELP)
+@click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
+@click.pass_context
+def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str) -> None:
+    """Measurement deltas between two runs (B − A); changed verdicts first."""
+    from labctl.store import query
+
+    with _open(_db_of(ctx, db)) as store:
+        a, b = query.find_run(store, run_a), query.find_run(store, run_b)
+        rows = query.compare_runs(store, a, b)
+    if fmt != "table":
+        _emit_records(rows, fmt)
+        return
+    title = f"A = {a}   B = {b}   ({sum(r['changed'] for r in rows)} verdict changes, {len(rows)} measurements)"
+    _console().print(_table(title, ["step", "measurement", "labels", "A", "B", "Δ", "Δ %", "unit", "verdict (A→B)"], (
+        [r["step"], r["name"], _labels(r["labels"]), _num(r["value_a"]), _num(r["value_b"]), _num(r["delta"]),
+         f"{r['delta_pct']:+.2f}" if r["delta_pct"] is not None else "-", r["unit"],
+         _styled(r["verdict_b"] or "-") if not r["changed"] else
+         f"{_styled(r['verdict_a'] or '-')}→{_styled(r['verdict_b'] or '-')}"] for r in rows)))
+
+
+@click.command()
+@click.option("--db", metavar="PATH|URL",
+              help="push to this database (default: the database each spooled run was meant for)")
+@click.option("--spool", "spool_path", metavar="PATH", help="the spool journal (default: $LABCTL_HOME/spool.db)")
+@click.option("--all", "all_targets", is_flag=True, help="with --db: push every spooled run there, whatever its target")
+def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
+    """Push runs spooled locally (while the central database was unreachable) to it.
+
+    Safe to repeat: every row has an idempotent key, nothing is duplicated.
+    """
+    from labctl.store.location import display_url, resolve_db
+    from labctl.store.sink import DbSink
+    from labctl.store.spool import Spool
+    from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL
+
+    spool = Spool(spool_path)
+    try:
+        targets = spool.targets()
+        if not targets:
+            click.echo(f"nothing to sync: the spool {spool.path} is empty")
+            return
+        if db is not None:
+            url = resolve_db(db)
+            plan = [(url, None if all_targets else display_url(url))]
+        else:
+            plan = [(t, t) for t in targets]
+        total = 0
+        for url, target in plan:
+            if target is not None and target not in targets:
+                continue
+            with _open(url) as store:
+                report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target)
+                store.mark_interrupted()
+            total += report.events
+            click.echo(f"synced {report.events} events of {len(report.runs)} run(s) "
+                       f"({', '.join(sorted(report.runs))}) to {store.display_url}")
+        left = spool.pending()
+        if left:
+            click.echo(f"{sum(n for *_, n in left)} events stay spooled for: "
+                       f"{', '.join(sorted({t for t, *_ in left}))} (use --db URL [--all])")
+        elif not total:
+            click.echo("nothing to sync for that database")
+    finally:
+        spool.close()

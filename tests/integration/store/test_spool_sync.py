@@ -1,0 +1,130 @@
+"""PostgreSQL goes away mid-run: results spool locally, `labctl sync` pushes them, once."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from eventkit import Script
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+from tcpproxy import TcpProxy
+
+from labctl.engine import events as ev
+from labctl.errors import StoreError
+from labctl.store import Recorder, open_store, query
+from labctl.store.location import resolve_db
+from labctl.store.schema import measurements, samples
+from labctl.store.spool import Spool
+from labctl.store.testing import temporary_database
+
+
+@pytest.fixture
+def pg_url(tmp_path):
+    with temporary_database("postgresql", tmp_path) as url:
+        yield resolve_db(url)
+
+
+def via_proxy(url: str, proxy: TcpProxy) -> str:
+    return make_url(url).set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
+
+
+def totals(url: str, run_id: str) -> tuple[int, int, str]:
+    with open_store(url, mark_interrupted=False) as store:
+        with store.read_engine.connect() as conn:
+            m = conn.execute(select(func.count()).where(measurements.c.run_id == run_id)).scalar()
+            s = conn.execute(select(func.count()).where(samples.c.run_id == run_id)).scalar()
+        return m, s, query.list_runs(store)[0]["outcome"]
+
+
+def run_through_outage(url: str, spool_path, run_id: str = "outage-1") -> Recorder:
+    """Record a run whose database connection dies after the first step."""
+    u = make_url(url)
+    proxy = TcpProxy(u.host, u.port)
+    store = open_store(via_proxy(url, proxy))
+    rec = Recorder(store, spool_path=spool_path)
+    bus = ev.EventBus()
+    bus.subscribe(rec)
+    s = Script(bus, run_id)
+    s.start()
+    s.step("s1", {"a": 0.75, "b": 0.76})
+    proxy.cut()  # PostgreSQL unreachable from here on
+    key = s.step("s2", {"c": 0.77, "d": 0.9}, end=False)
+    s.emit(ev.SampleRecorded, step_key=key, series="temp", value=45.0)
+    s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.FAIL)
+    s.step("s3", {"e": 0.78})
+    s.end(ev.RunOutcome.FAILED)
+    assert bus.errors == []  # nothing lost, so nothing to complain about to the engine
+    assert not rec.saved and rec.spooled and not rec.lost
+    assert "failed" in rec.problem
+    rec.close()
+    store.close()
+    return rec
+
+
+def test_results_spool_during_an_outage_and_sync_pushes_them_exactly_once(pg_url, tmp_path, labctl):
+    spool_path = tmp_path / "spool.db"
+    run_through_outage(pg_url, spool_path)
+    assert totals(pg_url, "outage-1") == (2, 0, "running")  # only what was committed before the cut
+    pending = Spool(spool_path).pending()
+    assert [(run, n > 0) for _, run, n in pending] == [("outage-1", True)]
+
+    backup = tmp_path / "spool-copy.db"
+    shutil.copy(spool_path, backup)
+    res = labctl("sync", "--db", pg_url, "--spool", str(spool_path))
+    assert res.returncode == 0, res.stderr
+    assert "stay spooled" in res.stdout  # the batches were meant for the proxy's address
+    res = labctl("sync", "--db", pg_url, "--spool", str(spool_path), "--all")
+    assert res.returncode == 0, res.stderr
+    assert "outage-1" in res.stdout and "synced" in res.stdout
+    assert totals(pg_url, "outage-1") == (5, 1, "failed")
+
+    res = labctl("sync", "--spool", str(spool_path))
+    assert res.returncode == 0 and "nothing to sync" in res.stdout
+
+    shutil.copy(backup, spool_path)  # the same journal pushed twice: still no duplicates
+    res = labctl("sync", "--db", pg_url, "--spool", str(spool_path), "--all")
+    assert res.returncode == 0, res.stderr
+    assert totals(pg_url, "outage-1") == (5, 1, "failed")
+    with open_store(pg_url) as store:
+        d = query.run_detail(store, "outage-1")
+    assert [m["name"] for m in d["measurements"]] == ["d", "a", "b", "c", "e"]  # the failure first
+    assert [s["outcome"] for s in d["steps"]] == ["PASS", "FAIL", "PASS"]
+
+
+def test_sync_to_the_recorded_target_needs_no_options_when_it_is_back(pg_url, tmp_path):
+    spool_path = tmp_path / "spool.db"
+    spool = Spool(spool_path)
+    with open_store(pg_url) as store:
+        rec = Recorder(store, spool_path=spool_path)
+        rec.spooled = True  # as if the database had failed: everything goes to the journal
+        Script(rec, "later-1").start()
+        rec.close()
+    assert spool.pending()[0][1] == "later-1"
+    from click.testing import CliRunner
+
+    from labctl.cli.runs import sync
+
+    result = CliRunner().invoke(sync, ["--spool", str(spool_path)])
+    assert result.exit_code == 0, result.output
+    assert "synced" in result.output and spool.pending() == []
+    assert totals(pg_url, "later-1")[2] == "running"  # its writer (this process) is alive
+
+
+def test_when_the_spool_fails_too_the_recorder_says_results_were_lost(pg_url, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    u = make_url(pg_url)
+    proxy = TcpProxy(u.host, u.port)
+    store = open_store(via_proxy(pg_url, proxy))
+    rec = Recorder(store, spool_path=blocker / "spool.db")
+    bus = ev.EventBus()
+    bus.subscribe(rec)
+    s = Script(bus, "lost-1")
+    s.start()
+    proxy.cut()
+    s.step("s1", {"a": 0.75})
+    assert rec.lost and not rec.saved
+    assert isinstance(bus.errors[0][1], StoreError) and "could not be saved anywhere" in str(bus.errors[0][1])
+    rec.close()
+    store.close()
