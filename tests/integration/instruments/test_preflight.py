@@ -70,8 +70,7 @@ def test_expired_and_soon_due_calibration(sim_fixture, lab):
 
 def test_error_queue_not_empty(sim_fixture, lab, station):
     station.driver("load").write("NOT:A:COMMAND")
-    station.driver("load").query("*OPC?")  # processed before pre-flight looks on its own connection
-    report = preflight(sim_fixture)
+    report = preflight(sim_fixture, station=station)
     row = report.row("load")
     assert row.status == "fail"
     assert 'error queue not empty: -113 "Undefined header"' in row.detail
@@ -79,8 +78,7 @@ def test_error_queue_not_empty(sim_fixture, lab, station):
 
 def test_chamber_error_word_is_reported(sim_fixture, lab, station):
     station.driver("chamber").write("BOGUS 1")  # the ATS flags CME in *ESR?
-    station.driver("chamber").query("TEMP?")
-    row = preflight(sim_fixture).row("chamber")
+    row = preflight(sim_fixture, station=station).row("chamber")
     assert row.status == "fail" and "command error" in row.detail
 
 
