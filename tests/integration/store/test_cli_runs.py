@@ -1,0 +1,104 @@
+"""`labctl runs`, `runs show`, `runs compare` as a user runs them (subprocess), on both backends."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+
+import pytest
+from eventkit import Script
+
+from labctl.engine import events as ev
+from labctl.store import Recorder, open_store
+
+
+@pytest.fixture
+def populated(db_url):
+    """Three runs: an old pass (3 days ago), a failing run on DUT-2, a newer pass on DUT-1."""
+    now = time.time()
+    with open_store(db_url) as store:
+        for rid, dut, t0, vdd, outcome in (
+            ("run-old", "DUT-1", now - 3 * 86400, 0.75, ev.RunOutcome.PASSED),
+            ("run-bad", "DUT-2", now - 600, 0.83, ev.RunOutcome.FAILED),
+            ("run-new", "DUT-1", now - 60, 0.76, ev.RunOutcome.PASSED),
+        ):
+            rec = Recorder(store)
+            s = Script(rec, rid, t0=t0)
+            s.start(dut=dut, plan="power-smoke" if rid != "run-old" else "thermal-soak")
+            s.step("rails", {"vdd": vdd, "vddq": 0.78},
+                   outcome=ev.StepOutcome.FAIL if vdd > 0.8 else ev.StepOutcome.PASS)
+            s.end(outcome)
+            rec.close()
+    return db_url
+
+
+def ids(res) -> list[str]:
+    assert res.returncode == 0, res.stderr
+    return [r["id"] for r in json.loads(res.stdout)]
+
+
+def test_runs_lists_newest_first_and_filters(populated, labctl):
+    db = populated
+    res = labctl("runs", "--db", db)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout
+    assert lines.index("run-new") < lines.index("run-bad") < lines.index("run-old")
+    assert "failed" in lines and "DUT-2" in lines
+    assert ids(labctl("runs", "--db", db, "--format", "json")) == ["run-new", "run-bad", "run-old"]
+    assert ids(labctl("runs", "--db", db, "--format", "json", "--dut", "DUT-1")) == ["run-new", "run-old"]
+    assert ids(labctl("runs", "--db", db, "--format", "json", "--outcome", "failed")) == ["run-bad"]
+    assert ids(labctl("runs", "--db", db, "--format", "json", "--plan", "power-*", "--since", "1d")) == [
+        "run-new", "run-bad"]
+    assert ids(labctl("runs", "--db", db, "--format", "json", "--limit", "1")) == ["run-new"]
+    res = labctl("runs", "--db", db, "--format", "csv", "--station", "bench-1")
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert [r["id"] for r in rows] == ["run-new", "run-bad", "run-old"]
+    assert rows[1]["outcome"] == "failed" and rows[1]["steps_failed"] == "1"
+
+
+def test_runs_reads_labctl_db_from_the_environment(populated, labctl):
+    res = labctl("runs", "--format", "json", env={**os.environ, "LABCTL_DB": populated})
+    assert ids(res) == ["run-new", "run-bad", "run-old"]
+
+
+def test_runs_show_puts_failures_first_with_limits(populated, labctl):
+    res = labctl("runs", "show", "run-bad", "--db", populated)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "run run-bad" in out and "DUT-2" in out and "PSU-007" in out
+    assert out.index("failures (1)") < out.index("steps") < out.index("measurements (1")
+    fail_line = next(ln for ln in out.splitlines() if "0.83" in ln)
+    assert "0.7..0.8 V" in fail_line and "FAIL" in fail_line
+    data = json.loads(labctl("runs", "show", "run-b", "--db", populated, "--format", "json").stdout)
+    assert [m["verdict"] for m in data["measurements"]] == ["FAIL", "PASS"]
+    assert data["run"]["plan_hash"] == "a" * 64
+
+
+def test_runs_compare_shows_deltas_changed_verdicts_first(populated, labctl):
+    res = labctl("runs", "compare", "run-new", "run-bad", "--db", populated, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    assert [(r["name"], r["verdict_a"], r["verdict_b"]) for r in rows] == [
+        ("vdd", "PASS", "FAIL"), ("vddq", "PASS", "PASS")]
+    assert rows[0]["delta"] == pytest.approx(0.07) and rows[1]["delta"] == 0
+    table = labctl("runs", "compare", "run-new", "run-bad", "--db", populated)
+    assert "1 verdict changes" in table.stdout and "+9.21" in table.stdout
+
+
+def test_bad_input_gets_one_line_and_an_exit_code(populated, labctl):
+    res = labctl("runs", "show", "no-such-run", "--db", populated)
+    assert res.returncode == 2 and "no run 'no-such-run'" in res.stderr and "Traceback" not in res.stderr
+    res = labctl("runs", "--db", populated, "--since", "last tuesday")
+    assert res.returncode == 4 and "cannot read --since" in res.stderr and "Traceback" not in res.stderr
+    res = labctl("runs", "compare", "run-", "run-new", "--db", populated)
+    assert res.returncode == 2 and "ambiguous" in res.stderr
+
+
+def test_an_unreachable_database_is_one_clear_error(labctl):
+    res = labctl("runs", "--db", "postgresql://postgres@127.0.0.1:1/none", timeout=60)
+    assert res.returncode == 2
+    assert "cannot open the results database postgresql+psycopg://postgres@127.0.0.1:1/none" in res.stderr
+    assert "Traceback" not in res.stderr

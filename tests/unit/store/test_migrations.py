@@ -1,0 +1,41 @@
+"""The Alembic migrations are the schema: HEAD is known, opening twice is a no-op,
+a database from a newer labctl is refused."""
+
+from __future__ import annotations
+
+import pytest
+from alembic.script import ScriptDirectory
+from sqlalchemy import text
+
+from labctl.errors import StoreError
+from labctl.store import migrate, open_store
+
+
+def test_head_constant_matches_the_migration_scripts():
+    script = ScriptDirectory.from_config(migrate.alembic_config())
+    assert script.get_current_head() == migrate.HEAD
+    assert {r.revision for r in script.walk_revisions()} == set(migrate.KNOWN)
+
+
+def test_open_creates_wal_database_and_reopening_changes_nothing(tmp_path):
+    path = tmp_path / "sub" / "results.db"
+    with open_store(path) as store:
+        with store.read_engine.connect() as conn:
+            assert migrate.current_revision(conn) == migrate.HEAD
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    with open_store(path) as store:
+        assert store.integrity_check() == "ok"
+
+
+def test_a_newer_schema_is_refused_with_a_hint(tmp_path):
+    path = tmp_path / "results.db"
+    with open_store(path) as store, store.engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+    with pytest.raises(StoreError, match="newer than this labctl") as err:
+        open_store(path)
+    assert "upgrade labctl" in err.value.hint
+
+
+def test_an_in_memory_database_is_refused():
+    with pytest.raises(StoreError, match="in-memory"):
+        open_store("sqlite://")
