@@ -1,0 +1,103 @@
+"""E36312A supply and EL34143A load against the board model, through pyvisa."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.sim.conftest import power_on
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_output_off_reads_zero_and_on_feeds_the_board(mvisa, mconsole, clock):
+    psu = mvisa("psu")
+    assert float(psu.query("MEAS:VOLT? (@1)")) == pytest.approx(0.0, abs=0.01)
+    assert mconsole.table("power-good")["VDD_CORE"] == "never"
+    power_on(psu, clock=clock)
+    assert float(psu.query("MEAS:VOLT? (@1)")) == pytest.approx(5.0, abs=0.01)
+    idle = float(psu.query("MEAS:CURR? (@1)"))
+    assert 0.6 < idle < 1.3
+    assert float(psu.query("MEAS:CURR? (@2)")) == pytest.approx(0.0, abs=0.005)  # open channel
+
+
+def test_undervoltage_keeps_the_board_off(mvisa, mconsole):
+    psu = mvisa("psu")
+    power_on(psu, volts=4.0)  # below the 4.5 V UVLO
+    assert float(psu.query("MEAS:CURR? (@1)")) < 0.01
+    assert mconsole.table("power-good")["VDD_AUX"] == "never"
+
+
+def test_over_voltage_protection_trips_the_output(mvisa):
+    psu = mvisa("psu")
+    psu.write("VOLT:PROT 5.5,(@1)")
+    power_on(psu)
+    assert psu.query("VOLT:PROT:TRIP? (@1)") == "0"
+    psu.write("VOLT 5.8,(@1)")
+    assert psu.query("VOLT:PROT:TRIP? (@1)") == "1"
+    assert psu.query("OUTP? (@1)") == "0"
+    assert float(psu.query("MEAS:VOLT? (@1)")) == pytest.approx(0.0, abs=0.01)
+    psu.write("VOLT 5,(@1);:OUTP:PROT:CLE (@1);:OUTP ON,(@1)")
+    assert psu.query("OUTP? (@1)") == "1"
+
+
+def test_over_current_protection_trips_under_load(mvisa, mconsole, clock):
+    psu = mvisa("psu")
+    power_on(psu, clock=clock)
+    psu.write("CURR 2,(@1);CURR:PROT:STAT ON,(@1)")
+    mconsole.cmd("load stress 100")
+    assert psu.query("CURR:PROT:TRIP? (@1)") == "1"
+    assert psu.query("OUTP? (@1)") == "0"
+
+
+def test_current_limit_without_ocp_browns_the_board_out_until_power_cycle(mvisa, mconsole, clock):
+    psu = mvisa("psu")
+    power_on(psu, clock=clock)
+    psu.write("CURR 2,(@1)")
+    mconsole.cmd("load stress 100")
+    assert mconsole.table("power-good")["VDD_CORE"] == "never"
+    assert float(psu.query("MEAS:CURR? (@1)")) < 0.1
+    psu.write("CURR 5,(@1);:OUTP OFF,(@1);:OUTP ON,(@1)")
+    clock.advance(1.0)
+    assert mconsole.table("power-good")["VDD_CORE"] != "never"
+
+
+def test_pymeasure_style_inst_nsel_and_apply(mvisa):
+    psu = mvisa("psu")
+    psu.write("INST:NSEL 2;:VOLT 3.3")
+    assert psu.query("INST:NSEL 2;:VOLT?") == "+3.30000000E+00"
+    psu.write("INST CH3")
+    assert psu.query("INST?") == "CH3"
+    psu.write("APPL CH1,5.0,4.0")
+    assert float(psu.query("CURR? (@1)")) == 4.0
+    psu.write("INST:NSEL 4")
+    assert psu.query("SYST:ERR?").startswith("-222")
+
+
+def test_electronic_load_on_the_aux_rail_droops_it_and_raises_input_current(mvisa, clock):
+    psu, load = mvisa("psu"), mvisa("load")
+    power_on(psu, clock=clock)
+    before_in = float(psu.query("MEAS:CURR? (@1)"))
+    v0 = float(load.query("MEAS:VOLT?"))
+    assert v0 == pytest.approx(3.3, rel=0.01)
+    load.write("MODE CURR;CURR 2;:INP ON")
+    assert load.query("MODE?") == "CURR"
+    assert float(load.query("MEAS:CURR?")) == pytest.approx(2.0, abs=0.01)
+    v1 = float(load.query("MEAS:VOLT?"))
+    assert v0 - v1 == pytest.approx(0.02, abs=0.004)  # 10 mOhm load line
+    assert float(load.query("MEAS:POW?")) == pytest.approx(2 * v1, rel=0.01)
+    assert float(psu.query("MEAS:CURR? (@1)")) > before_in + 1.2  # 6.6 W more through the VRM
+    load.write("FUNC RES;RES 3.3")
+    assert load.query("FUNC?") == "RES"
+    assert float(load.query("MEAS:CURR?")) == pytest.approx(1.0, abs=0.02)
+    load.write("INP OFF")
+    assert float(load.query("MEAS:CURR?")) == pytest.approx(0.0, abs=0.005)
+
+
+def test_load_rejects_out_of_range_and_other_channels(mvisa):
+    load = mvisa("load")
+    load.write("CURR 100")
+    load.write("CURR 1,(@2)")
+    assert load.query("SYST:ERR?").startswith("-222")
+    assert load.query("SYST:ERR?").startswith("-222")
+    load.write("CURR:RANG 5;CURR:RANG?")
+    assert float(load.query("CURR:RANG?")) == pytest.approx(6.12)
