@@ -315,6 +315,9 @@ class _Context:
                     for ref, ref_off in names(parse(body)):
                         if ref in values:
                             resolve(ref)
+                            if done.get(ref) is None and isinstance(values[ref], Template):
+                                done[name] = None  # its input is broken (reported there)
+                                return
                         else:
                             close = suggest(ref, values)
                             raise ExpressionError(f"undefined parameter {ref!r}", column=offset + ref_off,

@@ -304,8 +304,7 @@ def pydantic_errors(
                 (f.alias or n) for n, f in owner.model_fields.items()
             ] if owner is not None else []
             close = suggest(str(key), fields)
-            parents = [str(p) for p in loc[:-1] if not isinstance(p, int) and p != "*"]
-            container = parents[-1] if parents else what
+            container = _container(loc, what)
             where = f" in {container}" if container else ""
             msg = f"unknown key {key!r}{where}"
             if close:
@@ -313,7 +312,8 @@ def pydantic_errors(
             hint = "allowed keys: " + ", ".join(fields) if fields else None
         elif etype == "missing":
             pos, found = smap.nearest(full[:-1], key=True)
-            msg = f"missing required key {loc[-1]!r}" + (f" in {what}" if what else "")
+            container = _container(loc, what)
+            msg = f"missing required key {loc[-1]!r}" + (f" in {container}" if container else "")
         else:
             pos, _ = smap.nearest(full)
             msg = _clean_message(e)
@@ -337,6 +337,15 @@ def pydantic_errors(
             )
         )
     return out
+
+
+def _container(loc: tuple[Any, ...], what: str) -> str:
+    """What holds the key at ``loc``: ``this step``, ``limits``, ``args of power.rails`` …"""
+    parents = [p for p in loc[:-1] if p != "*"]
+    if len(parents) >= 2 and parents[0] in ("setup", "steps", "teardown") and isinstance(parents[1], int) and len(parents) == 2:
+        return "this step"
+    words = [str(p) for p in parents if not isinstance(p, int)]
+    return words[-1] if words else what
 
 
 def _is_union_tag(part: Any) -> bool:
@@ -369,6 +378,19 @@ def _clean_message(e: dict[str, Any]) -> str:
         got = e.get("input")
         close = suggest(str(got), re.findall(r"'([^']*)'", expected)) if isinstance(got, str) else None
         return f"expected {expected}, got {got!r}" + (f"; did you mean {close!r}?" if close else "")
+    ctx = e.get("ctx") or {}
+    got = e.get("input")
+    bounds = {"greater_than_equal": ("≥", "ge"), "greater_than": (">", "gt"),
+              "less_than_equal": ("≤", "le"), "less_than": ("<", "lt")}
+    if etype in bounds:
+        sym, key = bounds[etype]
+        return f"must be {sym} {ctx.get(key)}, got {got!r}"
+    if etype == "too_short":
+        return f"needs at least {ctx.get('min_length')} item(s), got {ctx.get('actual_length')}"
+    if etype == "too_long":
+        return f"takes at most {ctx.get('max_length')} item(s), got {ctx.get('actual_length')}"
+    if etype == "string_pattern_mismatch":
+        return f"{got!r} is not a valid name (letters, digits, _ . -; starting with a letter or _)"
     if etype in _TYPE_WORDS:
         got = e.get("input")
         shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
