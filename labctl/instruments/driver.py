@@ -74,20 +74,22 @@ class ProfileDriver:
         self.transport.close()
 
     def write(self, command: str) -> None:
-        if self._reply_end is not None:  # console style: every command is answered
-            self._exchange(command)
-            return
-        self.transport.write(command)
-        if self.profile.transport.echo:
-            self.transport.read()
+        with self.transport.lock:
+            if self._reply_end is not None:  # console style: every command is answered
+                self._exchange(command)
+                return
+            self.transport.write(command)
+            if self.profile.transport.echo:
+                self.transport.read()
 
     def query(self, command: str) -> str:
-        if self._reply_end is not None:
-            return self._exchange(command)
-        reply = self.transport.query(command)
-        if self.profile.transport.echo and reply.strip() == command.strip():
-            reply = self.transport.read()
-        return reply
+        with self.transport.lock:
+            if self._reply_end is not None:
+                return self._exchange(command)
+            reply = self.transport.query(command)
+            if self.profile.transport.echo and reply.strip() == command.strip():
+                reply = self.transport.read()
+            return reply
 
     def _exchange(self, command: str) -> str:
         """Send a command, read lines up to the end line; raise on an error end line."""
@@ -183,8 +185,9 @@ class ProfileDriver:
         if prop.set is None:
             raise InstrumentError(f"property {name!r} is read-only", instrument=self.name)
         wire = self._to_wire(name, prop, value, channel)
-        for template in prop.set if isinstance(prop.set, list) else [prop.set]:
-            self.write(self.render(template, channel=channel, value=wire, **kw))
+        with self.transport.lock:  # a multi-command set is not interleaved with other threads
+            for template in prop.set if isinstance(prop.set, list) else [prop.set]:
+                self.write(self.render(template, channel=channel, value=wire, **kw))
 
     def parse(self, prop: Property | Action, reply: str, command: str) -> Any:
         try:
@@ -232,13 +235,14 @@ class ProfileDriver:
         except KeyError:
             raise InstrumentError(f"profile {self.profile.name} has no action {name!r}", instrument=self.name) from None
         result: Any = None
-        for template in action.commands:
-            command = self.render(template, channel=channel, channels=channels, **kw)
-            if command.rstrip().endswith("?"):
-                reply = self.query(command)
-                result = self.parse(action, reply, command) if action.parse else reply
-            else:
-                self.write(command)
+        with self.transport.lock:
+            for template in action.commands:
+                command = self.render(template, channel=channel, channels=channels, **kw)
+                if command.rstrip().endswith("?"):
+                    reply = self.query(command)
+                    result = self.parse(action, reply, command) if action.parse else reply
+                else:
+                    self.write(command)
         return result
 
     # --------------------------------------------------------- identity/errors

@@ -58,6 +58,11 @@ class Transport(ABC):
 
     # ----------------------------------------------------------------- public API
     @property
+    def lock(self) -> threading.RLock:
+        """Hold it to make several exchanges atomic (a multi-line reply, a command sequence)."""
+        return self._lock
+
+    @property
     def is_open(self) -> bool:
         return self._open_ok
 

@@ -190,3 +190,27 @@ def test_serial_roles_also_work_through_visa_asrl(sim_fixture, lab):
         assert st.driver("chamber").transport.kind == "visa"
         assert st.role("chamber").temperature() == pytest.approx(25, abs=2)
         assert st.role("dut").identify()["serial"] == lab.dut_serial
+
+
+def test_console_exchanges_stay_whole_across_threads(station):
+    """A safety monitor polling sensors beside a check reading the link: no mixed replies."""
+    import threading
+
+    dut = station.role("dut")
+    problems: list[str] = []
+
+    def poll(fn, check):
+        for _ in range(15):
+            try:
+                if not check(fn()):
+                    problems.append(f"{fn.__name__}: wrong reply")
+            except Exception as err:  # noqa: BLE001 - collected and asserted below
+                problems.append(f"{fn.__name__}: {err}")
+
+    threads = [threading.Thread(target=poll, args=(dut.sensors, lambda s: "die_temp" in s)),
+               threading.Thread(target=poll, args=(dut.link_status, lambda s: len(s["lanes"]) == 8))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert problems == []
