@@ -26,7 +26,9 @@ def instruments() -> None:
 @click.option("--no-sim", is_flag=True, help="never start the simulated lab, even if the fixture enables it")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), help="write the session log (JSONL) here")
-def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_json: bool, log_path: str | None) -> None:
+@click.option("--slot", default=None, help="check the roles of this DUT slot of the fixture")
+def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_json: bool, log_path: str | None,
+          slot: str | None) -> None:
     """Pre-flight a station: reachable, right model and serial, no errors, calibrated.
 
     Exit 0 when every role passes (warnings allowed), 2 on an instrument problem,
@@ -42,10 +44,10 @@ def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_js
 
     fixture = load_fixture_file(fixture_path)
     log = SessionLog(log_path)
-    station = open_station(fixture, session_log=log)  # validates profiles before anything is opened
+    station = open_station(fixture, session_log=log, slot=slot)  # validates profiles before anything opens
     with log, simulated_lab_if_needed(fixture, allow=not no_sim) as note:
         try:
-            report = preflight(fixture, days=days, allow_expired=allow_expired, station=station)
+            report = preflight(station.fixture, days=days, allow_expired=allow_expired, station=station)
         finally:
             station.close()
     if note:

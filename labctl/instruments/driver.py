@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 import string
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from labctl.errors import InstrumentError, InstrumentReplyError
+from labctl.errors import InstrumentError, InstrumentReplyError, InstrumentTimeout
 from labctl.instruments.parsers import ReplyParseError, parse_reply, to_int
 from labctl.instruments.profile import Action, ErrorQueue, Profile, Property
 from labctl.instruments.roles import InstrumentErrorEntry
@@ -94,6 +95,8 @@ class ProfileDriver:
     def _exchange(self, command: str) -> str:
         """Send a command, read lines up to the end line; raise on an error end line."""
         spec = self.profile.transport
+        budget = spec.reply_budget or 3 * self.transport.timeout
+        deadline = time.monotonic() + budget
         lines: list[str] = []
         line = self.transport.query(command)
         if spec.echo and line.strip() == command.strip():
@@ -108,6 +111,9 @@ class ProfileDriver:
                                                  command=command, reply="\n".join([*lines, line]))
                 return "\n".join(lines)
             lines.append(line)
+            if time.monotonic() > deadline:
+                raise InstrumentTimeout(f"reply did not end within {budget:g} s ({len(lines)} lines so far)",
+                                        instrument=self.name, resource=self.transport.resource, command=command)
             line = self.transport.read()
         raise InstrumentReplyError(f"no end line after {spec.max_reply_lines} lines", instrument=self.name,
                                    resource=self.transport.resource, command=command)

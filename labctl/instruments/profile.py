@@ -63,6 +63,8 @@ class TransportDefaults(_Strict):
         "then every command, query or not, is answered by lines up to that one")
     reply_error: str | None = Field(None, description="regex of an end line that reports an error; group 1 = message")
     max_reply_lines: int = Field(200, ge=1)
+    reply_budget: float | None = Field(
+        None, gt=0, description="seconds a whole multi-line reply may take (default 3 x the timeout)")
 
     @field_validator("reply_end", "reply_error")
     @classmethod

@@ -127,3 +127,24 @@ def test_cli_identify_and_scan(sim_fixture, lab, labctl):
     assert res.returncode == 0, res.stderr
     flat = res.stdout.replace("\n", " ")
     assert "keysight-e36312a" in flat and "intest-ats545" in flat
+
+
+def test_cli_identify_nothing_answering_exits_2(labctl):
+    from labctl.sim.testing import free_ports
+
+    res = labctl("instruments", "identify", f"TCPIP0::127.0.0.1::{free_ports(1)[0]}::SOCKET", "--timeout", "0.5")
+    assert res.returncode == 2
+    assert "no answer: cannot open connection" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_cli_check_writes_the_session_log(tmp_path, labctl):
+    from labctl.instruments.sessionlog import SessionLog
+    from labctl.sim.testing import isolated_fixture
+
+    path = isolated_fixture(tmp_path)
+    log = tmp_path / "session.jsonl"
+    res = labctl("instruments", "check", "--fixture", str(path), "--log", str(log))
+    assert res.returncode == 0, res.stdout + res.stderr
+    records = SessionLog.read_jsonl(log)
+    assert {"psu", "dut"} <= {r["instrument"] for r in records}
+    assert any(r["kind"] == "query" and r["text"] == "*IDN?" for r in records)

@@ -348,3 +348,35 @@ def test_every_shipped_profile_has_a_protocol_test():
     covered = set(re.findall(r'expected_protocol\(\s*"([\w-]+)"', source))
     missing = set(available_profiles()) - covered
     assert not missing, f"profiles without a protocol test: {sorted(missing)}"
+
+
+def test_keysight_e36313a_extends_e36312a_with_wider_current_ranges():
+    pairs = [("CURR 8,(@1)", None), ("CURR 2,(@3)", None), ("OUTP 0,(@1)", None), ("OUTP 0,(@2)", None),
+             ("OUTP 0,(@3)", None)]
+    with expected_protocol("keysight-e36313a", pairs) as psu:
+        psu.set_current_limit("1", 8)  # beyond the E36312A's 5 A
+        psu.set_current_limit("3", 2)
+        with pytest.raises(RangeError):
+            psu.set_current_limit("2", 3)
+        psu.safe_state()
+
+
+def test_keysight_34972a_extends_daq970a():
+    pairs = [
+        ("*IDN?", "Agilent Technologies,34972A,MY49012345,1.16-1.12-02-02"),
+        ("MEAS:TEMP? TC,K,(@201)", "+2.51000000E+01"),
+    ]
+    with expected_protocol("keysight-34972a", pairs) as daq:
+        assert daq.driver.identity_matches(daq.driver.identify())
+        assert daq.read_temperature("201") == 25.1
+
+
+def test_console_reply_that_never_ends_is_a_timeout():
+    from labctl.errors import InstrumentTimeout
+    from labctl.instruments.profile import load_profile
+
+    prof = load_profile("accel-console").model_copy(deep=True)
+    prof.transport.reply_budget = 1e-9
+    with pytest.raises(InstrumentTimeout, match="reply did not end"):
+        with expected_protocol(prof, [("help", "id  board identity"), (None, "fw  firmware")]) as dut:
+            dut.send("help")
