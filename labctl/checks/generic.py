@@ -466,6 +466,7 @@ _SETTERS: dict[str, dict[str, tuple[Setter, str]]] = {
     },
     "dut_console": {
         "load": (lambda r, c, v: r.set_load(float(v)), "%"),
+        "workload": (lambda r, c, v: r.set_load(workload_percent(str(v))), ""),
         "prbs": (lambda r, c, v: r.prbs_stop() if str(v).lower() in ("off", "stop", "0", "false")
                  else r.prbs_start(str(v)), ""),
     },

@@ -80,7 +80,8 @@ def _dmm_for(ctx: Any, rail: str, rails: list[str]) -> Any:
         signal = str(binding.options.get("signal", "")).upper()
         if signal == rail.upper():
             return ctx.role(name)
-    if "dmm" in fixture.roles and len(rails) == 1 and "signal" not in fixture.roles["dmm"].options:
+    if "dmm" in fixture.roles and len(rails) == 1 and "signal" not in fixture.roles["dmm"].options \
+            and _ac_property_reader(ctx, rail) is None:
         ctx.log(f"assuming the dmm probes {rail} (give the dmm role `options: {{signal: {rail}}}` to say so)")
         return ctx.role("dmm")
     raise FixtureError(f"rail {rail}: no multimeter is wired to it",
@@ -126,23 +127,41 @@ def power_rails(ctx: Any, args: Any) -> None:
     finish(ctx, start)
 
 
-def _ripple_reader(ctx: Any, rail: str, via: str, rails: list[str]) -> Callable[[], float]:
-    """A reader of the rail's AC (true rms) voltage in volts."""
-    if via == "dmm":
-        dmm = _dmm_for(ctx, rail, rails)
-        return lambda: float(dmm.measure("ac_voltage"))
-    if via == "scope":
-        raise FixtureError("power.ripple via: scope needs an oscilloscope role, which labctl has no interface for yet",
-                           hint="measure ripple via: dmm (true-rms AC) or via: daq")
+def _ac_property_reader(ctx: Any, rail: str) -> Callable[[], float] | None:
+    """The rail's fixture channel read as AC volts (a scanner with an ``ac_voltage`` property)."""
+    if rail not in ctx.fixture.channels:
+        return None
     role, ch = ctx.signal(rail)
     if role_kind(role) == "multimeter":
         return lambda: float(role.measure("ac_voltage"))
     ref = ctx.fixture.channel(rail)
-    driver = raw_driver(ctx, ref.role)
-    if "ac_voltage" not in driver.profile.properties:
-        raise FixtureError(f"rail {rail}: the {ref.role} profile ({driver.profile.name}) has no ac_voltage property",
-                           hint="measure ripple via: dmm")
+    if "ac_voltage" not in raw_driver(ctx, ref.role).profile.properties:
+        return None
     return lambda: float(raw_driver(ctx, ref.role).get("ac_voltage", ch))
+
+
+def _ripple_reader(ctx: Any, rail: str, via: str, rails: list[str]) -> Callable[[], float]:
+    """A reader of the rail's AC (true rms) voltage in volts."""
+    if via == "scope":
+        raise FixtureError("power.ripple via: scope needs an oscilloscope role, which labctl has no interface for yet",
+                           hint="measure ripple via: dmm (true-rms AC) or via: daq")
+    if via == "dmm":
+        try:
+            dmm = _dmm_for(ctx, rail, rails)
+            return lambda: float(dmm.measure("ac_voltage"))
+        except FixtureError:
+            fallback = _ac_property_reader(ctx, rail)
+            if fallback is None:
+                raise
+            ctx.log(f"{rail}: no multimeter is wired to it; reading AC volts on its channel "
+                    f"{ctx.fixture.channels[rail]}", "warning")
+            return fallback
+    reader = _ac_property_reader(ctx, rail)
+    if reader is None:
+        where = ctx.fixture.channels.get(rail, "no channel")
+        raise FixtureError(f"rail {rail} ({where}): that instrument's profile cannot read AC volts",
+                           hint="give its profile an ac_voltage property, or measure ripple via: dmm")
+    return reader
 
 
 @implementation("power.ripple")
@@ -247,6 +266,8 @@ def power_efficiency(ctx: Any, args: Any) -> None:
     load.set_input(False)
     ctx.sleep(args.dwell)
     _v, _i, p_base = input_power(ctx, args.input)
+    if p_base < 0.01:
+        ctx.fail(f"{args.input}: the DUT draws no input power ({p_base:.3g} W): is it powered (power.on)?")
     last_in = p_base
     try:
         load.set_mode("CC")
@@ -260,10 +281,13 @@ def power_efficiency(ctx: Any, args: Any) -> None:
             p_out = float(load.measure_power())
             _v, _i, last_in = input_power(ctx, args.input)
             extra = last_in - p_base
-            eff = 100.0 * p_out / extra if extra > 1e-9 else float("nan")
+            if extra <= 1e-3 or p_out <= 1e-3:
+                ctx.fail(f"load {amps:g} A: the load draws {p_out:.3g} W and the input rose {extra:.3g} W; "
+                         f"is the load wired to the DUT and the rail up?")
+            eff = 100.0 * p_out / extra
             ctx.sample("efficiency", eff, "%")
             ctx.log(f"load {amps:g} A: out {p_out:.3f} W, in {last_in:.3f} W (base {p_base:.3f} W)", "debug")
-            ctx.measure("efficiency", eff if math.isfinite(eff) else 0.0, "%", labels={"load": f"{amps:g} A"})
+            ctx.measure("efficiency", eff, "%", labels={"load": f"{amps:g} A"})
     finally:
         load.set_input(False)
     ctx.measure("input_power", last_in, "W", labels={"load": f"{args.load_steps[-1].to('A'):g} A"})

@@ -123,63 +123,62 @@ def _shut_down(sensors: dict[str, float]) -> bool:
 @implementation("thermal.under_load")
 def thermal_under_load(ctx: Any, args: Any) -> None:
     """Workload on; wait until |dT/dt| of the die stays below ``settle_rate`` over
-    ``settle_window``; record telemetry, thermocouples, input power and θ = (die − ref) / P."""
+    ``settle_window``; record telemetry, thermocouples, input power and θ = (die − ref) / P.
+    The workload stays on afterwards (later steps measure under load; set it idle with
+    ``set: dut.workload = idle``)."""
     start = len(ctx.recorded)
     dut = ctx.role("dut")
     rate_limit = args.settle_rate.to("K/s")
     poll = max(1.0, args.settle_window / 12.0)
-    restore = set_workload(ctx, workload_percent(args.workload, args.load))
-    try:
-        began = ctx.clock.monotonic()
-        history: deque[tuple[float, float]] = deque()
-        peak = float("-inf")
-        while True:
-            t = ctx.clock.monotonic() - began
-            sensors = dut.sensors()
-            key = _die_key(sensors, args.telemetry)
-            die = float(sensors[key])
-            peak = max(peak, die)
-            ctx.sample(key, die, "degC")
-            if _shut_down(sensors):
-                ctx.fail(f"{key}: the DUT shut down under load (VDD_CORE collapsed; thermal trip?), "
-                         f"die peaked at {peak:.1f} degC")
-            history.append((t, die))
-            while history and history[0][0] < t - args.settle_window:
-                history.popleft()
-            slope = _slope(history)
-            spanned = history[-1][0] - history[0][0] >= args.settle_window * 0.9
-            if spanned and abs(slope) < rate_limit:
-                break
-            shown = f"{slope * 60:+.2f}" if abs(slope) != float("inf") else "?"
-            if t >= args.timeout:
-                ctx.fail(f"{key}: not settled within {fmt_duration(args.timeout)}: {die:.1f} degC, "
-                         f"dT/dt {shown} degC/min (needs below {rate_limit * 60:g})")
-            ctx.progress(f"{key} {die:.1f} degC, dT/dt {shown} degC/min (settled below {rate_limit * 60:g}), "
-                         f"{fmt_duration(t)}", min(0.99, t / args.timeout))
-            ctx.sleep(poll)
-        settle_time = history[0][0]
-        problems: list[str] = []
+    problems: list[str] = []
+    set_workload(ctx, workload_percent(args.workload, args.load))  # stays on: later steps measure under load
+    began = ctx.clock.monotonic()
+    history: deque[tuple[float, float]] = deque()
+    peak = float("-inf")
+    while True:
+        t = ctx.clock.monotonic() - began
         sensors = dut.sensors()
-        if sensors.get("throttle"):
-            problems.append(f"{key}: the DUT is throttling at {float(sensors[key]):.1f} degC")
-        for name in args.telemetry:
-            if name not in sensors:
-                problems.append(f"{name}: the DUT reports no such sensor")
-                continue
-            ctx.measure(name, float(sensors[name]), "degC", labels={"sensor": name})
-        for name in args.sensors:
-            ctx.measure(name, temperature_reader(ctx, name)(), "degC", labels={"sensor": name})
-        reference = _reference(ctx, args.reference)
-        _v, _i, power = input_power(ctx)
+        key = _die_key(sensors, args.telemetry)
         die = float(sensors[key])
-        ctx.measure("input_power", power, "W")
-        if power > 0:
-            ctx.measure("theta", (die - reference) / power, "K/W", labels={"sensor": key})
-        else:
-            problems.append("input power is 0 W: θ cannot be computed")
-        ctx.measure("settle_time", settle_time, "s")
-    finally:
-        restore()
+        peak = max(peak, die)
+        ctx.sample(key, die, "degC")
+        if _shut_down(sensors):
+            ctx.fail(f"{key}: the DUT shut down under load (VDD_CORE collapsed; thermal trip?), "
+                     f"die peaked at {peak:.1f} degC")
+        history.append((t, die))
+        while history and history[0][0] < t - args.settle_window:
+            history.popleft()
+        slope = _slope(history)
+        spanned = history[-1][0] - history[0][0] >= args.settle_window * 0.9
+        if spanned and abs(slope) < rate_limit:
+            break
+        shown = f"{slope * 60:+.2f}" if abs(slope) != float("inf") else "?"
+        if t >= args.timeout:
+            ctx.fail(f"{key}: not settled within {fmt_duration(args.timeout)}: {die:.1f} degC, "
+                     f"dT/dt {shown} degC/min (needs below {rate_limit * 60:g})")
+        ctx.progress(f"{key} {die:.1f} degC, dT/dt {shown} degC/min (settled below {rate_limit * 60:g}), "
+                     f"{fmt_duration(t)}", min(0.99, t / args.timeout))
+        ctx.sleep(poll)
+    settle_time = history[-1][0]
+    sensors = dut.sensors()
+    if sensors.get("throttle"):
+        problems.append(f"{key}: the DUT is throttling at {float(sensors[key]):.1f} degC")
+    for name in args.telemetry:
+        if name not in sensors:
+            problems.append(f"{name}: the DUT reports no such sensor")
+            continue
+        ctx.measure(name, float(sensors[name]), "degC", labels={"sensor": name})
+    for name in args.sensors:
+        ctx.measure(name, temperature_reader(ctx, name)(), "degC", labels={"sensor": name})
+    reference = _reference(ctx, args.reference)
+    _v, _i, power = input_power(ctx)
+    die = float(sensors[key])
+    ctx.measure("input_power", power, "W")
+    if power > 0:
+        ctx.measure("theta", (die - reference) / power, "K/W", labels={"sensor": key})
+    else:
+        problems.append("input power is 0 W: θ cannot be computed")
+    ctx.measure("settle_time", settle_time, "s")
     finish(ctx, start, problems)
 
 
