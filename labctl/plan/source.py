@@ -56,11 +56,12 @@ class SourceMap:
         ``function-after[...]``) are skipped. With ``key=True`` the key's position is
         preferred (for unknown keys); otherwise the value's.
         """
+        parts = tuple(p for p in path if not (p == "*" or _is_union_tag(p)))
         found: Path_ = ()
-        for part in path:
-            candidate = (*found, part)
-            if candidate in self.values or candidate in self.keys:
-                found = candidate
+        for n in range(len(parts), 0, -1):
+            if parts[:n] in self.values or parts[:n] in self.keys:
+                found = parts[:n]
+                break
         if key and found in self.keys:
             return self.keys[found], found
         return self.values.get(found) or self.keys.get(found), found

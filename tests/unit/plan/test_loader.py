@@ -1,0 +1,235 @@
+"""Loading a valid plan: parameters, --set, corners, expansion, includes, resolution API."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from labctl.errors import ValidationErrors
+from labctl.plan.loader import check_library, check_plan, load_plan, parse_overrides
+from labctl.plan.source import load_yaml
+from labctl.units import Quantity
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+PLAN = """\
+name: demo
+version: 2.1
+requires: [psu, daq, chamber, dut]
+parameters:
+  vin: {default: 5 V, description: board input}
+  core: 0.75 V
+  low: ${vin * 0.95}
+  mode: {default: fast, choices: [fast, full]}
+corners:
+  ambient: [0 degC, 45 degC]
+  vin: [4.75 V, 5.25 V]
+corner_order: [ambient, vin]
+setup:
+  - id: prep
+    check: wait
+    args: {duration: 1 s}
+steps:
+  - id: on
+    check: power.on
+    per_corner: false
+    args: {voltage: "${vin}", current_limit: 6 A}
+  - id: soak
+    check: thermal.soak
+    args: {setpoint: "${ambient}", hold: 1 min}
+    timeout: ${2 * 30 min}
+  - id: rails
+    check: power.rails
+    when: ambient > 0 degC and mode == "full"
+    args: {rails: [VDD_CORE]}
+    limits:
+      VDD_CORE: {nominal: "${core}", tol: 3 %, marginal: 10 %}
+  - id: summary
+    check: wait
+    per_corner: false
+    args: {duration: 1 s}
+teardown:
+  - id: off
+    check: set
+    args: {target: psu.ch1.output, value: off}
+"""
+
+
+@pytest.fixture
+def plan_path(tmp_path: Path) -> Path:
+    return write(tmp_path, "demo.yaml", PLAN)
+
+
+def test_valid_plan_loads(plan_path):
+    loaded = load_plan(plan_path)
+    assert loaded.plan.name == "demo" and loaded.plan.version == "2.1"
+    assert loaded.parameters["vin"] == Quantity(5.0, "V")
+    assert loaded.parameters["low"].to("V") == pytest.approx(4.75)
+    assert loaded.parameters["mode"] == "fast"
+    assert len(loaded.sha256) == 64
+    assert loaded.files == [str(plan_path.resolve())]
+
+
+def test_corners_follow_corner_order_first_axis_slowest(plan_path):
+    loaded = load_plan(plan_path)
+    labels = [c.label for c in loaded.corners]
+    assert labels == [
+        "ambient=0 degC, vin=4.75 V",
+        "ambient=0 degC, vin=5.25 V",
+        "ambient=45 degC, vin=4.75 V",
+        "ambient=45 degC, vin=5.25 V",
+    ]
+
+
+def test_expansion_runs_blocks_per_corner_and_once_steps_once(plan_path):
+    loaded = load_plan(plan_path)
+    keys = [ps.key for ps in loaded.expand()]
+    assert keys == [
+        "prep", "on",
+        "soak@0", "rails@0", "soak@1", "rails@1", "soak@2", "rails@2", "soak@3", "rails@3",
+        "summary", "off",
+    ]
+    assert loaded.summary().startswith(
+        "demo v2.1: 6 steps (1 setup, 4 steps, 1 teardown), 4 corners, 12 expanded, est. "
+    )
+
+
+def test_resolution_for_one_corner(plan_path):
+    loaded = load_plan(plan_path)
+    soak = loaded.plan.steps[1]
+    hot = loaded.corners[2]
+    args = loaded.resolve_args(soak, hot)
+    assert args.setpoint == Quantity(45.0, "degC")
+    assert args.hold == 60.0
+    assert loaded.resolve_timeout(soak, hot) == 3600.0
+    rails = loaded.plan.steps[2]
+    limits = loaded.resolve_limits(rails, hot)
+    assert set(limits) == {"VDD_CORE"}
+    assert (limits["VDD_CORE"].lo, limits["VDD_CORE"].hi) == pytest.approx((0.7275, 0.7725))
+    assert loaded.should_run(rails, hot) is False  # mode is fast
+
+
+def test_set_overrides_parameters(plan_path):
+    loaded = load_plan(plan_path, parse_overrides(["mode=full", "core=740 mV"]))
+    rails = loaded.plan.steps[2]
+    assert loaded.should_run(rails, loaded.corners[2]) is True
+    assert loaded.should_run(rails, loaded.corners[0]) is False  # ambient 0 degC
+    lim = loaded.resolve_limits(rails, loaded.corners[2])["VDD_CORE"]
+    assert lim.nominal == pytest.approx(0.74)
+
+
+@pytest.mark.parametrize(
+    ("pair", "message"),
+    [
+        ("vinn=5V", "--set vinn=5V: the plan has no parameter 'vinn'; did you mean 'vin'?"),
+        ("vin=5 A", "--set vin=5 A: 5 A does not fit vin (default 5 V, a voltage)"),
+        ("vin=5", "--set vin=5: 5 does not fit vin (default 5 V, a voltage)"),
+        ("mode=slow", "parameter mode: 'slow' is not one of fast, full"),
+    ],
+)
+def test_bad_overrides_are_reported(plan_path, pair, message):
+    _, errors = check_plan(plan_path, parse_overrides([pair]))
+    assert [e.message for e in errors] == [message]
+
+
+def test_override_needs_equals_sign():
+    from labctl.errors import UsageError
+
+    with pytest.raises(UsageError, match="expected NAME=VALUE"):
+        parse_overrides(["vin"])
+
+
+def test_load_plan_raises_all_errors(tmp_path):
+    bad = write(tmp_path, "bad.yaml", "name: x\nsteps:\n  - id: a\n    check: nope\n  - id: a\n    check: wait\n    args: {duration: 1 s}\n")
+    with pytest.raises(ValidationErrors) as e:
+        load_plan(bad)
+    assert len(e.value.errors) == 2
+    assert e.value.exit_code == 4
+
+
+def test_includes_splice_steps_with_prefix_and_library_defaults(tmp_path):
+    write(tmp_path, "lib/settle.yaml", """\
+        description: settle for a while
+        requires: [chamber]
+        parameters:
+          settle_time: 10 s
+          vin: 3 V
+        steps:
+          - id: settle
+            check: wait
+            args: {duration: "${settle_time}"}
+        """)
+    plan = write(tmp_path, "plan.yaml", """\
+        name: inc
+        parameters:
+          vin: 5 V
+        steps:
+          - include: lib/settle.yaml
+            prefix: first_
+          - id: middle
+            check: wait
+            args: {duration: 1 s}
+          - include: lib/settle.yaml
+            prefix: second_
+        """)
+    loaded = load_plan(plan)
+    assert [s.id for s in loaded.plan.steps] == ["first_settle", "middle", "second_settle"]
+    assert loaded.parameters["vin"] == Quantity(5.0, "V")  # the plan's value wins
+    assert loaded.parameters["settle_time"] == Quantity(10.0, "s")  # the library's default
+    assert "chamber" in loaded.plan.requires
+    assert len(loaded.files) == 2
+    # positions of included steps point into the library
+    pos = loaded.pos(("steps", 2, "check"))
+    assert (Path(pos.file).name, pos.line, pos.column) == ("settle.yaml", 8, 12)
+
+
+def test_including_a_library_twice_without_prefix_is_a_duplicate(tmp_path):
+    write(tmp_path, "lib/one.yaml", "steps:\n  - id: one\n    check: wait\n    args: {duration: 1 s}\n")
+    plan = write(tmp_path, "p.yaml", "name: p\nsteps:\n  - include: lib/one.yaml\n  - include: lib/one.yaml\n")
+    _, errors = check_plan(plan)
+    assert len(errors) == 1
+    assert errors[0].message.startswith("duplicate step id 'one'")
+    assert Path(errors[0].file).name == "one.yaml" and errors[0].line == 2
+    assert "prefix:" in errors[0].hint
+
+
+def test_step_library_checks_on_its_own(tmp_path):
+    lib = write(tmp_path, "lib/l.yaml", "parameters: {t: 2 s}\nsteps:\n  - id: w\n    check: wait\n    args: {duration: '${t}'}\n")
+    loaded, errors = check_library(lib)
+    assert errors == [] and [s.id for s in loaded.plan.steps] == ["w"]
+    bad = write(tmp_path, "lib/b.yaml", "steps:\n  - id: w\n    check: wait\n    args: {duration: '${t}'}\n")
+    _, errors = check_library(bad)
+    assert [(e.line, e.column, e.message) for e in errors] == [(4, 25, "undefined parameter 't'")]
+
+
+def test_plan_hash_covers_included_files(tmp_path):
+    lib = write(tmp_path, "lib/one.yaml", "steps:\n  - id: one\n    check: wait\n    args: {duration: 1 s}\n")
+    plan = write(tmp_path, "p.yaml", "name: p\nsteps:\n  - include: lib/one.yaml\n")
+    first = load_plan(plan).sha256
+    lib.write_text(lib.read_text().replace("1 s", "2 s"))
+    assert load_plan(plan).sha256 != first
+
+
+def test_yaml_positions_and_yaml12_booleans(tmp_path):
+    path = write(tmp_path, "y.yaml", "a:\n  b: [1, off, yes, true]\n  c: &x {d: 2}\n  e:\n    <<: *x\n    f: 3\n")
+    data, smap, errors = load_yaml(path)
+    assert errors == []
+    assert data["a"]["b"] == [1, "off", "yes", True]  # only true/false are booleans
+    assert data["a"]["e"] == {"d": 2, "f": 3}  # merge keys work
+    assert (smap.value(("a", "b", 2)).line, smap.value(("a", "b", 2)).column) == (2, 15)
+    assert (smap.key(("a", "c")).line, smap.key(("a", "c")).column) == (3, 3)
+    assert smap.value(("a", "c", "d")).column == 13
+
+
+def test_off_stays_a_word_in_set_steps(tmp_path):
+    plan = write(tmp_path, "p.yaml", "name: p\nteardown:\n  - id: off\n    check: set\n    args: {target: psu.ch1.output, value: off}\n")
+    loaded = load_plan(plan)
+    assert loaded.resolve_args(loaded.plan.teardown[0]).value == "off"
