@@ -317,15 +317,29 @@ class ProfileDriver:
         return entries
 
     def safe_state(self) -> list[str]:
-        """Send the profile's safe-state commands (``{ch}`` ones once per channel)."""
+        """Send the profile's safe-state commands (``{ch}`` ones once per channel).
+
+        Every command is tried even when an earlier one failed (channel 3 still goes off
+        when channel 2 timed out); then the first failure is raised, naming what failed.
+        """
         done: list[str] = []
+        failed: list[tuple[str, InstrumentError]] = []
         for template in self.profile.safe_state:
             fields = _fields(template)
             targets: list[str | None] = list(self.profile.channels.ids) if ({"ch", "id"} & fields) else [None]
             for ch in targets:
                 command = self.render(template, channel=ch)
-                self.write(command)
-                done.append(command)
+                try:
+                    self.write(command)
+                    done.append(command)
+                except InstrumentError as err:
+                    failed.append((command, err))
+        if failed:
+            command, first = failed[0]
+            others = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+            first.message = (f"safe state incomplete: {command!r} failed{others}; "
+                             f"sent {done or 'nothing'}: {first.message}")
+            raise first
         return done
 
 

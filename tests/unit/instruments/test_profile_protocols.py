@@ -380,3 +380,13 @@ def test_console_reply_that_never_ends_is_a_timeout():
     with pytest.raises(InstrumentTimeout, match="reply did not end"):
         with expected_protocol(prof, [("help", "id  board identity"), (None, "fw  firmware")]) as dut:
             dut.send("help")
+
+
+def test_safe_state_tries_every_channel_even_after_a_failure():
+    from labctl.errors import InstrumentTimeout
+
+    pairs = [("OUTP 0,(@1)", None), ("OUTP 0,(@2)", TimeoutError), ("OUTP 0,(@3)", None)]
+    with expected_protocol("keysight-e36312a", pairs) as psu:
+        with pytest.raises(InstrumentTimeout, match=r"safe state incomplete: 'OUTP 0,\(@2\)' failed") as info:
+            psu.safe_state()
+        assert "OUTP 0,(@3)" in str(info.value), "channel 3 was still switched off"
