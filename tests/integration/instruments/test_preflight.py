@@ -148,3 +148,14 @@ def test_cli_check_writes_the_session_log(tmp_path, labctl):
     records = SessionLog.read_jsonl(log)
     assert {"psu", "dut"} <= {r["instrument"] for r in records}
     assert any(r["kind"] == "query" and r["text"] == "*IDN?" for r in records)
+
+
+def test_hung_instrument_is_reported_not_waited_for(sim_fixture, lab):
+    fixture = copy(sim_fixture)
+    fixture.roles["daq"].timeout = "500 ms"
+    lab.inject({"fault": "instrument_timeout", "role": "daq"})
+    report = preflight(fixture)
+    row = report.row("daq")
+    assert row.status == "fail"
+    assert "no answer within 0.5 s (command '*IDN?')" in row.detail
+    assert report.row("dmm").status == "ok"
