@@ -135,10 +135,14 @@ def scan(resources: tuple[str, ...], backend: str, timeout: float, baud: int | N
 
     found: list[str] = []
     if not no_list:
+        import warnings
+
         from labctl.instruments.transports.visa import resource_manager
 
         try:
-            found = list(resource_manager(backend).list_resources())
+            with warnings.catch_warnings():  # pyvisa-py warns about optional discovery packages
+                warnings.simplefilter("ignore")
+                found = list(resource_manager(backend).list_resources())
         except Exception as err:  # a VISA library problem is reported, not raised
             click.echo(f"warning: cannot list VISA resources with backend {backend}: {err}", err=True)
     targets = list(dict.fromkeys([*found, *resources]))
