@@ -353,6 +353,12 @@ def perf_per_watt(ctx: Any, args: Any) -> None:
             raise InstrumentError(f"the DUT has no counter {args.counter!r}", hint=f"it reports: {', '.join(perf)}")
         return float(perf[args.counter])
 
+    def timed(read: Callable[[], float]) -> tuple[float, float]:
+        """A reading and the midpoint of the time it took (the instant it was taken)."""
+        before = ctx.clock.monotonic()
+        value = read()
+        return value, (before + ctx.clock.monotonic()) / 2.0
+
     def each_poll() -> None:
         if not cumulative:
             rates.append(read_counter())
@@ -362,10 +368,10 @@ def perf_per_watt(ctx: Any, args: Any) -> None:
 
     try:
         ctx.sleep(min(2.0, args.duration / 10.0))  # let the workload ramp
-        c0, t0 = (read_counter(), ctx.clock.monotonic()) if cumulative else (0.0, 0.0)
+        c0, t0 = timed(read_counter) if cumulative else (0.0, 0.0)
         powers = _poll_power(ctx, args.duration, f"perf/W at {percent:g} % {args.workload}", each_poll)
         if cumulative:
-            c1, t1 = read_counter(), ctx.clock.monotonic()
+            c1, t1 = timed(read_counter)
             tops = (c1 - c0) / max(t1 - t0, 1e-9) / 1e12
         else:
             tops = convert(statistics.fmean(rates), args.throughput_unit, "TOPS")
