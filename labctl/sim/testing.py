@@ -39,6 +39,7 @@ def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **si
         src = builtin_file("fixtures", str(source)) if "/" not in str(source) else resolve_data_path(source, "fixtures")
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
     tmp_path = Path(tmp_path)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     roles: dict[str, Any] = data.get("roles", {})
     tcp_roles = [r for r, b in roles.items() if _TCP.match(str(b.get("resource", "")).strip())]
     ports = iter(free_ports(len(tcp_roles)))

@@ -1,0 +1,81 @@
+"""``labctl sim serve`` as a user runs it: addresses printed, reachable, clean stop."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import pytest
+import pyvisa
+import yaml
+
+from labctl.sim.testing import isolated_fixture
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def serve(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def read_until(proc: subprocess.Popen, marker: str, limit: int = 20) -> list[str]:
+    lines = []
+    for _ in range(limit):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+        if marker in line:
+            break
+    return lines
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_serve_prints_addresses_serves_and_stops_cleanly(tmp_path, sig):
+    path = isolated_fixture(tmp_path)
+    roles = yaml.safe_load(path.read_text())["roles"]
+    proc = serve("--fixture", str(path), "--dut", "SIM-GOLD-0002")
+    try:
+        lines = read_until(proc, roles["dut"]["resource"])
+        text = "\n".join(lines)
+        assert "DUT SIM-GOLD-0002" in text and "time x60" in text
+        for binding in roles.values():
+            assert binding["resource"] in text
+        rm = pyvisa.ResourceManager("@py")
+        try:
+            psu = rm.open_resource(roles["psu"]["resource"], read_termination="\n",
+                                   write_termination="\n", timeout=3000)
+            assert psu.query("*IDN?").startswith("Keysight Technologies,E36312A")
+            psu.close()
+        finally:
+            rm.close()
+        proc.send_signal(sig)
+        assert proc.wait(timeout=20) == 0
+        assert "stopped" in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_serve_twice_on_the_same_ports_fails_cleanly(tmp_path):
+    path = isolated_fixture(tmp_path)
+    first = serve("--fixture", str(path))
+    try:
+        read_until(first, "dut")
+        second = subprocess.run([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(path)],
+                                capture_output=True, text=True, timeout=30)
+        assert second.returncode == 2
+        assert "cannot serve role psu" in second.stderr and "Traceback" not in second.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=20) == 0
+
+
+def test_serve_with_a_missing_fixture_exits_4(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(tmp_path / "nope.yaml")],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 4
+    assert "nope.yaml" in res.stderr and "Traceback" not in res.stderr

@@ -1,0 +1,108 @@
+"""One physics model behind every emulator: what one instrument changes, the others see."""
+
+from __future__ import annotations
+
+import pytest
+import serial
+
+from labctl.clock import ManualClock
+from labctl.fixture import load_fixture
+from labctl.sim.lab import SimulatedLab
+from labctl.sim.testing import isolated_fixture
+from tests.integration.sim.conftest import Console, power_on
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def lid_temp(daq) -> float:
+    return float(daq.query("MEAS:TEMP? TC,K,(@101)"))
+
+
+def die_temp(console) -> float:
+    return float(console.table("sensors")["die_temp"])
+
+
+def set_chamber(lab, celsius: float) -> None:
+    with serial.Serial(lab.addresses["chamber"], 9600, timeout=2) as port:
+        port.write(f"SETP {celsius}\n*OPC?\n".encode())
+        assert port.readline() == b"1\n"
+
+
+def test_load_raises_input_current_then_die_temp_then_thermocouple(mvisa, mconsole, clock):
+    psu, daq = mvisa("psu"), mvisa("daq")
+    power_on(psu, clock=clock)
+    clock.advance(600)
+    i0, die0, lid0 = float(psu.query("MEAS:CURR? (@1)")), die_temp(mconsole), lid_temp(daq)
+    mconsole.cmd("load stress 100")
+    # electrically instant: the input current jumps, temperatures have not moved yet
+    assert float(psu.query("MEAS:CURR? (@1)")) > i0 + 1.8
+    assert die_temp(mconsole) == pytest.approx(die0, abs=1.0)
+    assert lid_temp(daq) == pytest.approx(lid0, abs=0.3)
+    clock.advance(20)
+    die1, lid1 = die_temp(mconsole), lid_temp(daq)
+    assert die1 > die0 + 2.0  # the die heats first (tau 45 s) ...
+    assert lid1 - lid0 < (die1 - die0) / 2  # ... the lid thermocouple lags behind
+    clock.advance(900)
+    die2, lid2 = die_temp(mconsole), lid_temp(daq)
+    assert die2 > die1 + 3 and lid2 > lid1 + 3
+    assert lid2 == pytest.approx(25 + 0.85 * (die2 - 25), abs=1.0)
+
+
+def test_chamber_sets_the_board_ambient(manual_lab, mvisa, mconsole, clock):
+    psu, daq = mvisa("psu"), mvisa("daq")
+    power_on(psu, clock=clock)
+    set_chamber(manual_lab, -10)
+    clock.advance(900)
+    assert float(daq.query("MEAS:TEMP? TC,K,(@104)")) == pytest.approx(-10, abs=1.0)  # inlet air
+    assert die_temp(mconsole) < 0
+
+
+def test_leakage_rises_with_temperature(mvisa, mconsole, manual_lab, clock):
+    power_on(mvisa("psu"), clock=clock)
+    clock.advance(600)
+    cold = float(mconsole.table("sensors")["VDD_CORE_I"])
+    set_chamber(manual_lab, 85)
+    clock.advance(900)
+    hot = float(mconsole.table("sensors")["VDD_CORE_I"])
+    assert hot > cold * 1.5
+
+
+def hot_corner(tmp_path, serial_no: str, **sim) -> dict[str, float]:
+    """Chamber 85 degC, full stress for 25 min: the flagship plan's hot corner."""
+    clock = ManualClock()
+    path = isolated_fixture(tmp_path, dut=serial_no, **sim)
+    with SimulatedLab(load_fixture(path), clock=clock) as lab:
+        con = Console(lab.addresses["dut"])
+        try:
+            lab.instrument("psu").process("VOLT 5,(@1);CURR 5,(@1);:OUTP ON,(@1)")
+            clock.advance(1)
+            set_chamber(lab, 85)
+            con.cmd("load stress 100")
+            peak = 0.0
+            for _ in range(30):
+                clock.advance(50)
+                peak = max(peak, die_temp(con))
+            sensors = {k: float(v) for k, v in con.table("sensors").items()}
+            sensors["peak_die"] = peak
+            return sensors
+        finally:
+            con.close()
+
+
+def test_golden_duts_pass_the_hot_corner_with_margin(tmp_path):
+    for serial_no in ("SIM-GOLD-0001", "SIM-GOLD-0002"):
+        s = hot_corner(tmp_path / serial_no, serial_no)
+        assert s["peak_die"] < 103.0, serial_no
+        assert s["throttle"] == 0
+
+
+def test_hot_spot_throttles_at_the_hot_corner(tmp_path):
+    s = hot_corner(tmp_path, "SIM-HOT-0009", duts={"SIM-HOT-0009": {"faults": ["hot_spot"]}})
+    assert s["throttle"] == 1  # it crossed 105 degC and stays throttled under stress
+    assert s["peak_die"] > 103.5
+
+
+def test_overtemp_runs_away_and_trips(tmp_path):
+    s = hot_corner(tmp_path, "SIM-OT-0010", duts={"SIM-OT-0010": {"variant": "overtemp"}})
+    assert s["peak_die"] > 110.0
+    assert s["VDD_CORE_V"] == 0.0  # THERMTRIP turned the rails off

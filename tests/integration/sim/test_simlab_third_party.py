@@ -1,0 +1,69 @@
+"""Independent drivers written for the real instruments (PyMeasure), used unchanged."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from pymeasure.instruments.agilent import Agilent34410A
+from pymeasure.instruments.keysight import KeysightE36312A
+from pymeasure.instruments.temptronic import ATS545
+
+pytestmark = pytest.mark.timeout(60)
+
+VISA = {"visa_library": "@py", "read_termination": "\n", "write_termination": "\n", "timeout": 2000}
+
+
+def test_pymeasure_keysight_e36312a(lab):
+    psu = KeysightE36312A(lab.addresses["psu"], **VISA)
+    try:
+        assert psu.id.startswith("Keysight Technologies,E36312A,")
+        psu.ch_1.voltage_setpoint = 5.0
+        psu.ch_1.current_limit = 5.0
+        psu.ch_1.output_enabled = True
+        assert psu.ch_1.voltage_setpoint == 5.0
+        assert psu.ch_1.current_limit == 5.0
+        assert psu.ch_1.output_enabled is True
+        assert psu.ch_1.voltage == pytest.approx(5.0, abs=0.01)
+        assert 0.5 < psu.ch_1.current < 1.5  # the idle board
+        psu.ch_2.voltage_setpoint = 12.0
+        assert psu.ch_2.voltage_setpoint == 12.0
+        assert psu.ch_2.output_enabled is False
+        assert psu.check_errors() == []
+        psu.ch_1.output_enabled = False
+        assert psu.ch_1.current == pytest.approx(0.0, abs=0.005)
+    finally:
+        psu.adapter.close()
+
+
+def test_pymeasure_agilent_34410a_class_on_the_34465a(lab):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pymeasure's note on unknown SCPI support
+        dmm = Agilent34410A(lab.addresses["dmm"], **VISA)
+    try:
+        assert "34465A" in dmm.id
+        assert abs(dmm.voltage_dc) < 0.001  # board unpowered
+        assert dmm.voltage_ac >= 0.0
+        assert dmm.current_dc == pytest.approx(0.0, abs=1e-5)
+        assert dmm.resistance == 9.9e37
+    finally:
+        dmm.adapter.close()
+
+
+def test_pymeasure_ats545_over_the_pty(lab):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        chamber = ATS545(f"ASRL{lab.addresses['chamber']}::INSTR", **VISA)
+    try:
+        chamber.temperature_setpoint_window = 1.0
+        chamber.temperature_soak_time = 10
+        chamber.temperature_setpoint = 40
+        assert chamber.temperature_setpoint == 40.0
+        assert chamber.temperature_setpoint_window == 1.0
+        assert chamber.head == "down"
+        assert chamber.error_code == 0
+        assert 20.0 < chamber.temperature <= 41.0
+        chamber.head = "up"
+        assert chamber.head == "up"
+    finally:
+        chamber.adapter.close()
