@@ -1,0 +1,148 @@
+"""The SCPI core in one process: parser, command tree, values, error queue, common commands."""
+
+from __future__ import annotations
+
+import pytest
+
+from labctl.sim.scpi import Call, ScpiError, ScpiInstrument, scpi
+from labctl.sim.scpi.errors import ErrorQueue, format_error
+from labctl.sim.scpi.parser import parse_message
+from labctl.sim.scpi.tree import compile_pattern
+from labctl.sim.scpi.values import (
+    definite_block,
+    nr3,
+    parse_bool,
+    parse_channel_list,
+    parse_choice,
+    parse_number,
+)
+
+
+class Toy(ScpiInstrument):
+    vendor, model, firmware, default_serial = "ACME", "T1", "1.0", "SN1"
+
+    def reset(self) -> None:
+        self.volts = {1: 0.0, 2: 0.0}
+        self.outputs: list[int] = []
+
+    @scpi("[SOURce:]VOLTage[:LEVel][:IMMediate][:AMPLitude]")
+    def volt(self, call: Call) -> None:
+        for ch in call.channels or [1]:
+            self.volts[ch] = call.number(0, minimum=0, maximum=6, default=1)
+
+    @scpi("[SOURce:]VOLTage[:LEVel][:IMMediate][:AMPLitude]?")
+    def volt_q(self, call: Call) -> str:
+        return ",".join(nr3(self.volts[ch]) for ch in call.channels or [1])
+
+    @scpi("OUTPut#[:STATe]")
+    def outp(self, call: Call) -> None:
+        self.outputs.append(call.suffixes[0])
+
+    @scpi("SENSe:MODE?")
+    def mode_q(self, call: Call) -> str:
+        return "X"
+
+
+@pytest.fixture
+def toy() -> Toy:
+    return Toy()
+
+
+def drain(inst: ScpiInstrument) -> list[str]:
+    out = []
+    while (e := inst.process("SYST:ERR?")) != '+0,"No error"':
+        out.append(e)
+    return out
+
+
+def test_parser_splits_units_params_and_paths():
+    units = parse_message('SOUR:VOLT 1.5,(@1,2);CURR 2;:OUTP ON;*OPC?;CALC:DATA? "A,B;C"')
+    assert [u.header for u in units] == ["SOUR:VOLT", "CURR", "OUTP", "*OPC?", "CALC:DATA?"]
+    assert units[0].params == ["1.5", "(@1,2)"]
+    assert [n.name for n in units[1].relative_to] == ["SOUR"]  # relative to the previous parent
+    assert units[2].absolute and units[2].relative_to == []
+    assert units[4].params == ['"A,B;C"']
+
+
+def test_parser_suffixes_and_syntax_errors():
+    (u,) = parse_message("OUTP2:STAT 1")
+    assert u.nodes[0].name == "OUTP" and u.nodes[0].suffix == 2
+    for bad in ("VOLT 1,,2", "VOLT::X 1", 'CALC "open'):
+        with pytest.raises(ScpiError):
+            parse_message(bad)
+
+
+def test_pattern_matching_short_long_optional_only():
+    p = compile_pattern("[SOURce:]VOLTage[:LEVel]?")
+    assert p.query
+    for header in ("VOLT", "VOLTAGE", "SOUR:VOLT", "SOURCE:VOLTAGE:LEVEL", "VOLT:LEV"):
+        assert p.match(parse_message(header + "?")[0].nodes) == [], header
+    for header in ("VOLTA", "VOL", "LEV", "SOUR:LEV"):
+        assert p.match(parse_message(header + "?")[0].nodes) is None, header
+
+
+def test_values():
+    assert nr3(26.192) == "+2.61920000E+01"
+    assert parse_number("1.5") == 1.5
+    assert parse_number("500 mV") == pytest.approx(0.5)
+    assert parse_number("2MA") == pytest.approx(0.002)
+    assert parse_number("MAX", maximum=6.0) == 6.0
+    assert parse_number("def", default=1.0) == 1.0
+    with pytest.raises(ScpiError) as info:
+        parse_number("7", maximum=6)
+    assert info.value.code == -222
+    assert parse_bool("ON") and not parse_bool("0")
+    assert parse_choice("curr", ["CURRent", "VOLTage"]) == "CURR"
+    assert parse_choice("VOLTAGE", ["CURRent", "VOLTage"]) == "VOLT"
+    assert parse_channel_list("(@101:103,110)") == [101, 102, 103, 110]
+    assert parse_channel_list("(@)") == []
+    assert definite_block("(@101,102,103)") == "#214(@101,102,103)"
+
+
+def test_error_queue_fifo_overflow_and_format():
+    q = ErrorQueue()
+    for i in range(22):
+        q.push(-100 - (i % 3))
+    entries = q.entries()
+    assert len(entries) == 20 and entries[-1] == (-350, "Queue overflow")
+    assert q.pop_formatted() == '-100,"Command error"'
+    assert format_error(0, "No error") == '+0,"No error"'
+
+
+def test_dispatch_compound_relative_paths_and_replies(toy):
+    assert toy.process("SOUR:VOLT 1.5,(@1);VOLT? (@1)") == "+1.50000000E+00"
+    assert toy.process("volt 2,(@2);:VOLT? (@1:2);*OPC?") == "+1.50000000E+00,+2.00000000E+00;1"
+    toy.process("OUTP3 ON;OUTP ON")
+    assert toy.outputs == [3, 1]
+    assert drain(toy) == []
+
+
+def test_errors_stop_the_message_and_set_esr(toy):
+    toy.process("*ESR?")
+    assert toy.process("VOLT 9;VOLT 3") is None  # -222 is an execution error: the rest runs
+    assert toy.process("VOLT?") == "+3.00000000E+00"
+    assert toy.process("BOGUS;VOLT 4") is None  # -113 is a command error: the rest is dropped
+    assert toy.process("VOLT?") == "+3.00000000E+00"
+    assert toy.process("SENS:MODE 1") is None  # known as a query only
+    assert [e.split(",")[0] for e in drain(toy)] == ["-222", "-113", "-113"]
+    assert int(toy.process("*ESR?")) == 32 | 16
+
+
+def test_common_commands(toy):
+    assert toy.process("*IDN?") == "ACME,T1,SN1,1.0"
+    assert int(toy.process("*ESR?")) & 128  # power-on
+    toy.process("*SRE 4;*ESE 32")
+    toy.process("NOPE")
+    assert int(toy.process("*STB?")) == 4 | 32 | 64
+    toy.process("*CLS")
+    assert toy.process("*STB?") == "0"
+    toy.process("VOLT 5;*RST")
+    assert toy.process("VOLT?") == "+0.00000000E+00"
+
+
+def test_scpi_error_rule_counts_down(toy):
+    toy.error_rules.append({"match": "VOLT", "code": -221, "count": 1})
+    toy.process("VOLT 2")
+    toy.process("VOLT 3")
+    assert toy.process("VOLT?") == "+3.00000000E+00"
+    assert drain(toy) == ['-221,"Settings conflict"']
