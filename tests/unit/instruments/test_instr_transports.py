@@ -7,14 +7,13 @@ import os
 import tty
 
 import pytest
+from instr_linesrv import LineServer
 
 from labctl.errors import InstrumentDisconnected, InstrumentTimeout
 from labctl.instruments.sessionlog import SessionLog
 from labctl.instruments.transports import is_serial_path, make_transport
 from labctl.instruments.transports.base import Transport
 from labctl.instruments.transports.protocol import ProtocolTransport
-
-from .linesrv import LineServer
 
 
 def scpi(line: str) -> str | None:

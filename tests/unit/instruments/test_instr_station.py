@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from instr_linesrv import LineServer
 
 from labctl.errors import FixtureError
 from labctl.fixture.model import Fixture
 from labctl.instruments import Multimeter, PowerSupply, SessionLog, open_station
-
-from .linesrv import LineServer
 
 IDN = "Keysight Technologies,E36312A,MY59002391,2.1.0"
 
