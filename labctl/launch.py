@@ -136,6 +136,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
     with simulated_lab(fixture, req.dut, clock, notes) as lab:
         for n in notes[notes_before:]:
             say(n)
+        shown = len(notes)
         if lab is not None and lab_hook is not None:
             lab_hook(lab)
         with open_station(fixture, clock=clock) as station:
@@ -156,6 +157,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
                     prompt_handler=prompt_handler, finished_steps=req.finished_steps,
                     resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes))
                 result = runner.run()
+                _ignore_late_interrupts()
             finally:
                 saved = True
                 if recorder is not None:
@@ -174,7 +176,17 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
                      "run `labctl sync` to push them")
         if result.outcome is RunOutcome.PASSED:
             code = ExitCode.ERROR
-    return RunOutput(result, code, db_url, saved, notes)
+    return RunOutput(result, code, db_url, saved, notes[shown:])
+
+
+def _ignore_late_interrupts() -> None:
+    """After the run (teardown and safe state done, results recorded), a late Ctrl-C must not
+    interrupt closing the store and the station."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _whoami() -> str | None:

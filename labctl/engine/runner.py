@@ -223,7 +223,7 @@ class Runner:
     def _record_not_run(self, ps: Any, outcome: StepOutcome, message: str) -> StepResult:
         key = self._base_key(ps)
         attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
-        corner = dict(ps.corner.values) if ps.corner else {}
+        corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
         self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
                                      group=ps.group, check=ps.step.check, corner=_jsonable(corner),
                                      corner_index=ps.corner.index if ps.corner else None, tags=tuple(ps.step.tags)))
@@ -238,7 +238,7 @@ class Runner:
 
         step = ps.step
         key = self._base_key(ps)
-        corner = dict(ps.corner.values) if ps.corner else {}
+        corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
         if key in self.options.finished_steps:
             result = StepResult(key, step.id, ps.group, step.check, StepOutcome.SKIPPED,
                                 "finished in an earlier attempt of this run", 0, corner=corner)

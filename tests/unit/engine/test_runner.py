@@ -72,14 +72,16 @@ class FakeStation:
         self.die_temp = 40.0
         self.errors: dict[str, list[InstrumentErrorEntry]] = {}
         self.session_log = None
+        self.console_dead = False
 
     def role(self, name, kind=None):
         return FakeRole(self, name)
 
     def safe_state(self):
         self.safe_calls += 1
-        return {"psu": SafeStateResult("psu", True, ["OUTP 0"]),
-                "dut": SafeStateResult("dut", False, error="console did not answer")}
+        dut = (SafeStateResult("dut", False, error="console did not answer") if self.console_dead
+               else SafeStateResult("dut", True, ["prbs stop", "load idle"]))
+        return {"psu": SafeStateResult("psu", True, ["OUTP 0"]), "dut": dut}
 
     def drain_errors(self, names=None):
         return {k: v for k, v in self.errors.items() if names is None or k in names}
@@ -246,7 +248,9 @@ def test_operator_abort_reaches_a_step_blocked_in_a_long_wait(tmp_path):
     """)
     abort = AbortController()
     threading.Timer(0.3, abort.request, args=("operator", "operator pressed abort")).start()
-    result, events, station = run(loaded, abort=abort, scale=1.0)
+    station = FakeStation()
+    station.console_dead = True
+    result, events, station = run(loaded, station, abort=abort, scale=1.0)
     steps = {s.step_id: s for s in result.steps}
     assert steps["soak"].outcome is ev.StepOutcome.ABORTED
     assert steps["after"].outcome is ev.StepOutcome.ABORTED
@@ -258,6 +262,20 @@ def test_operator_abort_reaches_a_step_blocked_in_a_long_wait(tmp_path):
     safe = {s.step_id: s for s in result.steps if s.check == "safe_state"}
     assert safe["safe-state.psu"].outcome is ev.StepOutcome.PASS
     assert safe["safe-state.dut"].outcome is ev.StepOutcome.ERROR
+    assert "console did not answer" in safe["safe-state.dut"].message
+
+
+def test_a_failing_safe_state_makes_a_passing_run_an_error(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: ok, check: test.value, args: {value: 0.75}}
+    """)
+    station = FakeStation()
+    station.console_dead = True
+    result, _, _ = run(loaded, station)
+    assert result.outcome is ev.RunOutcome.ERROR
+    assert "safe-state.dut" in result.message
 
 
 SAFETY_PLAN = """

@@ -1,0 +1,115 @@
+"""Helpers: a `labctl sim serve` in its own process, `labctl run` as a user starts it, and
+direct queries to the simulated instruments (what a technician would check on the bench)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest  # noqa: F401
+import pyvisa
+import serial
+import yaml
+
+from labctl.instruments.simstart import address_answers
+from labctl.sim.testing import isolated_fixture
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "tests" / "data" / "engine"
+
+
+class ServedLab:
+    def __init__(self, fixture: Path, proc: subprocess.Popen) -> None:
+        self.fixture = fixture
+        self.proc = proc
+        self.roles = yaml.safe_load(fixture.read_text())["roles"]
+
+    def scpi(self, role: str, command: str) -> str:
+        rm = pyvisa.ResourceManager("@py")
+        try:
+            inst = rm.open_resource(self.roles[role]["resource"], read_termination="\n",
+                                    write_termination="\n", timeout=3000)
+            try:
+                return inst.query(command).strip()
+            finally:
+                inst.close()
+        finally:
+            rm.close()
+
+    def serial_query(self, role: str, command: str) -> str:
+        with serial.Serial(self.roles[role]["resource"], 9600, timeout=3) as port:
+            port.reset_input_buffer()
+            port.write(command.encode() + b"\n")
+            return port.readline().decode().strip()
+
+
+def served_lab_fixture(tmp_path):
+    fx = isolated_fixture(tmp_path, time_scale=60)
+    proc = subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(fx)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lab = ServedLab(fx, proc)
+    deadline = time.monotonic() + 30
+    while not all(address_answers(r["resource"]) for r in lab.roles.values()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"labctl sim serve did not come up: {proc.communicate()}")
+        time.sleep(0.1)
+    yield lab
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+class RunProcess:
+    """`labctl run …` in a subprocess, its output read line by line without blocking."""
+
+    def __init__(self, *args: str, cwd: Path | None = None, env: dict | None = None) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "labctl", *args], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, cwd=cwd,
+                                     env={**os.environ, "COLUMNS": "200", **(env or {})})
+        self.lines: list[str] = []
+        self._q: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._q.put(line.rstrip("\n"))
+        self._q.put(None)
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self._q.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise AssertionError(f"process ended before {text!r}:\n" + "\n".join(self.lines))
+            self.lines.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"{text!r} not seen within {timeout} s:\n" + "\n".join(self.lines))
+
+    def finish(self, timeout: float = 120) -> int:
+        rc = self.proc.wait(timeout=timeout)
+        while True:
+            try:
+                line = self._q.get(timeout=5)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+        return rc
+
+    @property
+    def output(self) -> str:
+        return "\n".join(self.lines)

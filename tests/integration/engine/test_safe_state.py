@@ -1,0 +1,61 @@
+"""Whatever ends a run — Ctrl-C (twice), SIGTERM, a tripped interlock — the bench ends in its
+safe state: checked by asking the simulated instruments themselves afterwards."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+
+from engine_support import DATA, RunProcess
+
+PLAN = str(DATA / "abortable.yaml")
+
+
+def assert_bench_safe(lab) -> None:
+    assert lab.scpi("psu", "OUTP? (@1)") == "0", "supply output still on"
+    assert lab.scpi("load", "INP?") == "0", "load input still on"
+    assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0), "chamber not back at ambient"
+
+
+def start_soaking(lab, tmp_path, *extra: str) -> RunProcess:
+    run = RunProcess("run", PLAN, "--fixture", str(lab.fixture), "--db", str(tmp_path / "results.db"), *extra)
+    run.wait_for("soak", timeout=90)
+    # the soak is under way: supply and load are on, the chamber is heading for 60 degC
+    assert lab.scpi("psu", "OUTP? (@1)") == "1"
+    assert lab.scpi("load", "INP?") == "1"
+    time.sleep(1.0)
+    return run
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGINT, signal.SIGINT], [signal.SIGTERM]],
+                         ids=["ctrl-c", "ctrl-c-twice", "sigterm"])
+def test_signal_mid_soak_leaves_the_bench_safe(served_lab, tmp_path, signals):
+    run = start_soaking(served_lab, tmp_path)
+    for sig in signals:
+        run.proc.send_signal(sig)
+        time.sleep(0.1)
+    rc = run.finish()
+    assert rc == 3, run.output
+    assert "ABORTED" in run.output
+    assert_bench_safe(served_lab)
+
+
+def test_tripped_interlock_aborts_to_the_safe_state(served_lab, tmp_path):
+    run = RunProcess("run", PLAN, "--fixture", str(served_lab.fixture), "--db", str(tmp_path / "results.db"),
+                     "--set", "chamber_max=35 degC")
+    rc = run.finish(timeout=180)
+    assert rc == 3, run.output
+    assert "safety interlock tripped" in run.output
+    assert "chamber.temperature" in run.output
+    assert_bench_safe(served_lab)
+
+
+def test_interlock_tripped_at_start_refuses_the_run(served_lab, tmp_path):
+    run = RunProcess("run", PLAN, "--fixture", str(served_lab.fixture), "--db", str(tmp_path / "results.db"),
+                     "--set", "chamber_max=10 degC")
+    rc = run.finish(timeout=120)
+    assert rc == 3, run.output
+    assert "refused to start" in run.output
+    assert served_lab.scpi("psu", "OUTP? (@1)") == "0"
