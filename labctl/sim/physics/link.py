@@ -42,13 +42,3 @@ def poisson(rng: random.Random, lam: float) -> int:
             p *= rng.random()
         return k
     return max(0, round(rng.gauss(lam, math.sqrt(lam))))
-
-
-def binomial_thin(rng: random.Random, count: int, fraction: float) -> int:
-    """How many of ``count`` events fall in a ``fraction`` of the interval."""
-    if fraction >= 1.0 or count == 0:
-        return count
-    if count > 50:
-        mean = count * fraction
-        return max(0, min(count, round(rng.gauss(mean, math.sqrt(mean * (1 - fraction))))))
-    return sum(1 for _ in range(count) if rng.random() < fraction)
