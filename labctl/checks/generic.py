@@ -227,7 +227,8 @@ def read_property(ctx: Any, role_name: str, prop: str, channel: str | None) -> t
     props = driver.profile.properties
     if prop not in props:
         known = sorted({*_READERS.get(kind, {}), *props})
-        raise PlanError(f"role {role_name} has no property {prop!r}", hint=f"known: {', '.join(known)}")
+        raise PlanError(f"role {role_name} has no property {prop!r} (it has: {', '.join(known)})",
+                        hint="write property: one of those, e.g. voltage or ch1.current")
     return driver.get(prop, channel), props[prop].unit or ""
 
 
@@ -521,8 +522,8 @@ def set_(ctx: Any, args: Any) -> None:
         props = driver.profile.properties
         if prop not in props or props[prop].set is None:
             settable = sorted({*_SETTERS.get(kind, {}), *(n for n, p in props.items() if p.set is not None)})
-            raise PlanError(f"cannot set {args.target}: role {role_name} has no settable property {prop!r}",
-                            hint=f"settable: {', '.join(settable)}")
+            raise PlanError(f"cannot set {args.target}: role {role_name} has no settable property {prop!r} "
+                            f"(settable: {', '.join(settable)})", hint="write target: role.property or role.ch1.property")
         wire = _wire_value(args.value, props[prop].unit or "", args.target)
         if props[prop].parse == "bool":
             wire = _bool(wire)

@@ -84,8 +84,9 @@ def _dmm_for(ctx: Any, rail: str, rails: list[str]) -> Any:
             and _ac_property_reader(ctx, rail) is None:
         ctx.log(f"assuming the dmm probes {rail} (give the dmm role `options: {{signal: {rail}}}` to say so)")
         return ctx.role("dmm")
-    raise FixtureError(f"rail {rail}: no multimeter is wired to it",
-                       hint=f"add `options: {{signal: {rail}}}` to the dmm role, or measure it via: daq")
+    raise FixtureError(f"rail {rail}: no multimeter is wired to it (its channel: "
+                       f"{fixture.channels.get(rail, 'none')}); measure it via: daq, or say which rail the dmm "
+                       f"probes with `options: {{signal: {rail}}}` on the dmm role")
 
 
 def _dc_reader(ctx: Any, rail: str, via: str, rails: list[str]) -> Callable[[], float]:
