@@ -12,15 +12,34 @@ import re
 import string
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from labctl.errors import FixtureError
 from labctl.instruments.roles import REQUIREMENTS, ROLE_TYPES
 
 ParserName = Literal["float", "int", "bool", "enum", "str", "csv", "regex", "kv", "block", "table", "records", "lines"]
 ItemType = Literal["float", "int", "str", "bool"]
+
+
+def _check_regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as err:
+        raise ValueError(f"bad regular expression {value!r}: {err}") from None
+    return value
+
+
+Regex = Annotated[str, AfterValidator(_check_regex)]
 
 
 class ProfileError(FixtureError):
@@ -37,16 +56,10 @@ class Identity(_Strict):
     groups of ``pattern`` for instruments that answer differently."""
 
     query: str = "*IDN?"
-    manufacturer: str | None = None
-    model: str
-    pattern: str | None = Field(None, description="regex with groups manufacturer/model/serial/firmware")
+    manufacturer: Regex | None = None
+    model: Regex
+    pattern: Regex | None = Field(None, description="regex with groups manufacturer/model/serial/firmware")
 
-    @field_validator("manufacturer", "model", "pattern")
-    @classmethod
-    def _regex(cls, v: str | None) -> str | None:
-        if v is not None:
-            re.compile(v)
-        return v
 
 
 class TransportDefaults(_Strict):
@@ -58,20 +71,13 @@ class TransportDefaults(_Strict):
     baud_rate: int | None = None
     init: list[str] = Field(default_factory=list, description="commands written after every open")
     echo: bool = Field(False, description="the instrument echoes each command line first")
-    reply_end: str | None = Field(
+    reply_end: Regex | None = Field(
         None, description="regex of the line that ends every reply (e.g. '^OK$|^ERR'); "
         "then every command, query or not, is answered by lines up to that one")
-    reply_error: str | None = Field(None, description="regex of an end line that reports an error; group 1 = message")
+    reply_error: Regex | None = Field(None, description="regex of an end line that reports an error; group 1 = message")
     max_reply_lines: int = Field(200, ge=1)
     reply_budget: float | None = Field(
         None, gt=0, description="seconds a whole multi-line reply may take (default 3 x the timeout)")
-
-    @field_validator("reply_end", "reply_error")
-    @classmethod
-    def _regex(cls, v: str | None) -> str | None:
-        if v is not None:
-            re.compile(v)
-        return v
 
 
 class ErrorQueue(_Strict):
@@ -85,7 +91,7 @@ class ErrorQueue(_Strict):
 
 class Channels(_Strict):
     ids: list[str] = Field(default_factory=list, description="channel ids; empty = any id matching `accept`")
-    accept: str = Field(r"[\w.+-]+", description="regex a channel id must match")
+    accept: Regex = Field(r"[\w.+-]+", description="regex a channel id must match")
     format: str = Field("{id}", description="how {ch} is written in templates")
     list_format: str = Field("{ids}", description="how {chs} (several channels) is written")
     list_separator: str = ","
@@ -104,7 +110,7 @@ class Property(_Strict):
     parse: ParserName = "str"
     item: ItemType = "float"
     values: dict[str, Any] | None = Field(None, description="wire word -> value (enum/bool)")
-    pattern: str | None = None
+    pattern: Regex | None = None
     mask: int | None = Field(None, description="int reply & mask -> bool")
     scale: float | None = None
     invalid_above: float | None = Field(None, description="readings above this are overload/invalid")
@@ -117,10 +123,8 @@ class Property(_Strict):
             raise ValueError("a property needs a `get` or a `set` template")
         if self.parse == "enum" and not self.values:
             raise ValueError("parse: enum needs `values`")
-        if self.parse in ("regex", "records"):
-            if not self.pattern:
-                raise ValueError("parse: regex needs `pattern`")
-            re.compile(self.pattern)
+        if self.parse in ("regex", "records") and not self.pattern:
+            raise ValueError(f"parse: {self.parse} needs `pattern`")
         for rng in ([self.range] if isinstance(self.range, list) else (self.range or {}).values()):
             if len(rng) != 2 or rng[0] > rng[1]:
                 raise ValueError(f"range must be [min, max], got {rng}")

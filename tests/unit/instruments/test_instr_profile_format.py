@@ -54,6 +54,7 @@ def test_minimal_profile_loads(tmp_path):
         (lambda t: t + "colour: red\n", "colour: Extra inputs are not permitted"),
         (lambda t: t.replace('get: "OUTP?"', 'get: "OUTP? {ch"'), "bad template"),
         (lambda t: t.replace("name: acme-bad", "name: something-else"), "differs from the file name"),
+        (lambda t: t.replace("identity: {model: PS-1}", 'identity: {model: "PS-(1"}'), "identity.model: bad regular expression"),
     ],
 )
 def test_bad_profiles_are_one_line_errors_with_the_file(tmp_path, edit, message):
