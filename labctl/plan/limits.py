@@ -101,7 +101,9 @@ def resolve(
             target = unit if unit is not None else eqq.unit
             return ResolvedLimit(unit=target or "", equals=_in(eqq, target or "", delta))
         return ResolvedLimit(unit=unit or "", equals=eq)
-    first = next(v for v in (limit.nominal, limit.min, limit.max) if v is not None)
+    first = next((v for v in (limit.nominal, limit.min, limit.max) if v is not None), None)
+    if first is None:
+        raise UnitError("the limit has no value", hint="give min, max or nominal + tol")
     target = unit if unit is not None else q(first, "limit").unit
     target = target or ""
     lo = hi = nominal = None

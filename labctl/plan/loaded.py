@@ -240,6 +240,9 @@ class LoadedPlan:
             v = getattr(limit, f)
             if isinstance(v, Expr) or (isinstance(v, str) and "${" in v):
                 value = self.render(str(v), (*path, f), env)
+                if value is None:
+                    raise located(self.pos((*path, f)), f"{f}: {v} has no value",
+                                  "a parameter it uses is broken; see the error at its definition")
                 if f in ("tol", "marginal") and isinstance(value, int | float):
                     value = Quantity(float(value), "")
                 if f in ("tol", "marginal") and isinstance(value, Quantity):

@@ -1,0 +1,122 @@
+"""`labctl validate` as a user runs it: examples pass, mistakes are reported without tracebacks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from labctl.fixture import load_fixture
+from labctl.fixture.loader import check_fixture_file
+from labctl.plan.loader import check_library, check_plan
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANS = sorted((ROOT / "testplans").rglob("*.yaml"))
+FIXTURES = sorted((ROOT / "fixtures").glob("*.yaml"))
+LOCATED = re.compile(r"^\S+\.yaml:\d+:\d+: \S")
+
+
+@pytest.mark.parametrize("path", PLANS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_example_plan_is_valid_on_the_sim_bench(path):
+    fixture = load_fixture(ROOT / "fixtures" / "sim-bench.yaml")
+    if path.parent.name == "lib":
+        loaded, errors = check_library(path, fixture)
+    else:
+        loaded, errors = check_plan(path, fixture=fixture)
+    assert [e.format() for e in errors] == []
+    assert loaded is not None
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_every_example_fixture_is_valid(path):
+    fixture, errors, _ = check_fixture_file(path)
+    assert [e.format() for e in errors] == []
+    assert fixture is not None
+
+
+def test_validate_examples_exits_0_with_one_line_per_file(labctl):
+    files = [str(p.relative_to(ROOT)) for p in PLANS + FIXTURES]
+    res = labctl("validate", *files, "--fixture", "fixtures/sim-bench.yaml")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == len(files)
+    evt = next(line for line in lines if "accelerator-evt.yaml" in line)
+    assert re.match(
+        r"^ok  testplans/accelerator-evt\.yaml: accelerator-evt v1\.0: \d+ steps \(\d+ setup, \d+ steps, "
+        r"\d+ teardown\), 3 corners, \d+ expanded, est\. \S+", evt), evt
+    assert "ok  fixtures/sim-bench.yaml: station sim-bench-1: 7 roles, 9 channels, simulated lab" in lines
+    assert "ok  testplans/lib/power-up.yaml: step library, 3 steps" in lines
+
+
+def test_broken_plans_exit_4_with_every_problem_located_and_no_traceback(labctl):
+    res = labctl("validate", "tests/data/plans/safety.yaml", "tests/data/plans/corners.yaml",
+                 "testplans/smoke.yaml")
+    assert res.returncode == 4
+    assert "Traceback" not in res.stderr + res.stdout
+    err = res.stderr.splitlines()
+    problems = [line for line in err if LOCATED.match(line)]
+    assert len(problems) == 7
+    assert "tests/data/plans/safety.yaml:5:35: max: 105 A is a current, but dut.die_temp is a temperature" in err[0]
+    assert err[1].startswith("  hint: ")
+    assert err[-1] == "7 problems in 2 files"
+    assert res.stdout.startswith("ok  testplans/smoke.yaml: smoke v1.0")
+
+
+def test_bad_yaml_and_missing_file(labctl, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nsteps:\n  - id: a\n   check: wait\n", encoding="utf-8")
+    res = labctl("validate", str(bad), str(tmp_path / "missing.yaml"))
+    assert res.returncode == 4
+    assert "Traceback" not in res.stderr
+    assert f"{bad}:4:4: bad YAML: expected <block end>, but found '<block mapping start>'" in res.stderr
+    assert f"no such file: {tmp_path / 'missing.yaml'}" in res.stderr
+
+
+def test_fixture_checks_roles_and_channels(labctl):
+    res = labctl("validate", "tests/data/plans/fixture-mismatch.yaml", "--fixture", "fixtures/sim-bench.yaml")
+    assert res.returncode == 4
+    assert ("tests/data/plans/fixture-mismatch.yaml:10:30: channel 'VDD_SOC' is not mapped in station "
+            "sim-bench-1; did you mean 'VDD_IO'?") in res.stderr
+    assert "required role 'scope' is not offered by station sim-bench-1" in res.stderr
+    # without the fixture the same plan is fine
+    assert labctl("validate", "tests/data/plans/fixture-mismatch.yaml").returncode == 0
+
+
+def test_set_overrides(labctl):
+    ok = labctl("validate", "testplans/accelerator-evt.yaml", "--set", "vin=4.8V", "--set", "soak_hold=10 min")
+    assert ok.returncode == 0, ok.stderr
+    bad = labctl("validate", "testplans/accelerator-evt.yaml", "--set", "vinn=4.8V")
+    assert bad.returncode == 4
+    assert "--set vinn=4.8V: the plan has no parameter 'vinn'; did you mean 'vin'?" in bad.stderr
+    wrong = labctl("validate", "testplans/accelerator-evt.yaml", "--set", "vin=4.8 A")
+    assert wrong.returncode == 4 and "does not fit vin (default 5 V, a voltage)" in wrong.stderr
+    noeq = labctl("validate", "testplans/smoke.yaml", "--set", "vin")
+    assert noeq.returncode == 4 and "expected NAME=VALUE" in noeq.stderr
+
+
+def test_built_in_examples_are_found_from_any_directory(labctl, tmp_path):
+    res = labctl("validate", "testplans/smoke.yaml", "sim-bench.yaml", "accelerator-evt.yaml",
+                 "--fixture", "fixtures/sim-bench.yaml", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert len(res.stdout.splitlines()) == 3
+
+
+def test_directory_argument_means_every_yaml_in_it(labctl):
+    res = labctl("validate", "testplans", "--fixture", "sim-bench.yaml")
+    assert res.returncode == 0, res.stderr
+    assert len(res.stdout.splitlines()) == len(list((ROOT / "testplans").glob("*.yaml")))
+
+
+def test_usage_errors(labctl):
+    res = labctl("validate")
+    assert res.returncode == 4 and "give at least one plan or fixture file" in res.stderr
+    broken_fixture = labctl("validate", "testplans/smoke.yaml", "--fixture", "tests/data/plans/bad-yaml.yaml")
+    assert broken_fixture.returncode == 4 and "Traceback" not in broken_fixture.stderr
+
+
+def test_list_checks(labctl):
+    res = labctl("validate", "--list-checks")
+    assert res.returncode == 0
+    names = [line.split()[0] for line in res.stdout.splitlines() if line and not line.startswith(" ")]
+    assert {"power.rails", "thermal.soak", "link.ber", "console", "wait", "set"} <= set(names)
