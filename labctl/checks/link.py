@@ -275,24 +275,24 @@ def bathtub_opening(points: list[tuple[float, float]], target_ber: float) -> flo
         return 0.0
     q_target = _q_of(target_ber)
     best = min(range(len(points)), key=lambda i: points[i][1])
-    left = [(x, _q_of(b)) for x, b in points[: best + 1] if 0 < b < 0.5]
-    right = [(x, _q_of(b)) for x, b in points[best:] if 0 < b < 0.5]
+    if points[best][1] >= 0.5:
+        return 0.0  # no point where the receiver even finds the pattern
 
-    def edge(side: list[tuple[float, float]], fallback: float) -> float:
-        if len(side) < 2:
-            return fallback
-        n = len(side)
-        mx, my = sum(x for x, _ in side) / n, sum(q for _, q in side) / n
-        den = sum((x - mx) ** 2 for x, _ in side)
-        if den == 0:
-            return fallback
-        slope = sum((x - mx) * (q - my) for x, q in side) / den
-        if slope == 0:
-            return fallback
-        return mx + (q_target - my) / slope
+    def edge(side: list[tuple[float, float]]) -> float:
+        """``side`` runs from the sweep's end towards the centre."""
+        fit = [(x, _q_of(b)) for x, b in side if 0 < b < 0.5]
+        if len(fit) >= 2:
+            n = len(fit)
+            mx, my = sum(x for x, _ in fit) / n, sum(q for _, q in fit) / n
+            den = sum((x - mx) ** 2 for x, _ in fit)
+            slope = sum((x - mx) * (q - my) for x, q in fit) / den if den else 0.0
+            if slope:
+                return mx + (q_target - my) / slope
+        errored = [x for x, b in side if b > 0]
+        return errored[-1] if errored else side[0][0]  # not enough errors to fit: the last errored point
 
-    lo = edge(left, points[0][0])
-    hi = edge(right, points[-1][0])
+    lo = edge(points[: best + 1])
+    hi = edge(points[best:][::-1])
     return max(0.0, hi - lo)
 
 
