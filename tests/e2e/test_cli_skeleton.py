@@ -31,7 +31,7 @@ def test_help_imports_no_heavy_library():
 
 
 def test_placeholder_command_exits_4_with_one_line(labctl):
-    res = labctl("runs")
+    res = labctl("tui")
     assert res.returncode == 4
     assert "not implemented yet" in res.stderr
     assert "Traceback" not in res.stderr
