@@ -158,9 +158,8 @@ measurements = Table(
     Column("sensor", String(64)),
     Column("labels", Json),
     Column("t", Double, nullable=False),
-    UniqueConstraint("step_ref", "seq"),
-    Index(None, "run_id"),
-    Index(None, "name"),
+    UniqueConstraint("step_ref", "seq"),  # also serves "measurements of a step/run" via steps
+    Index(None, "name"),  # trends of one measurement across runs
 )
 
 samples = Table(

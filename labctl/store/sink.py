@@ -50,6 +50,19 @@ _MEASUREMENT_COLUMNS = (
 _SAMPLE_COLUMNS = ("step_ref", "run_id", "seq", "series", "value", "unit", "t")
 
 
+def _step_sql(mark: str) -> dict[str, str]:
+    """The per-step statements, as plain SQL (they run for every step of every run)."""
+    return {
+        "step_insert": (
+            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, corner,"
+            " corner_index, attempt, tags, started_at, message) VALUES"
+            f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING RETURNING id"
+        ),
+        "step_id": f"SELECT id FROM steps WHERE run_id = {mark} AND session = {mark} AND step_key = {mark}",
+        "step_end": f"UPDATE steps SET outcome = {mark}, message = {mark}, ended_at = {mark}, duration = {mark} WHERE id = {mark}",
+    }
+
+
 def _bulk_sql(table: str, columns: tuple[str, ...], dialect: str) -> str:
     mark = "?" if dialect == "sqlite" else "%s"
     return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})"
@@ -81,6 +94,7 @@ class DbSink:
             "measurements": _bulk_sql("measurements", _MEASUREMENT_COLUMNS, store.dialect),
             "samples": _bulk_sql("samples", _SAMPLE_COLUMNS, store.dialect),
         }
+        self._sql = _step_sql("?" if store.dialect == "sqlite" else "%s")
         mod = sqlite if store.dialect == "sqlite" else postgresql
         self._insert_stmts = {t.name: mod.insert(t).on_conflict_do_nothing() for t in (
             runs, run_sessions, instruments, steps, measurements, samples, logs, prompts,
@@ -139,10 +153,8 @@ class DbSink:
                 conn.execute(self._ins(tables[name]), rows)
         for _seq, e in later:
             if isinstance(e, ev.StepEnded):
-                conn.execute(
-                    update(steps).where(steps.c.id == self._step_ref(conn, b, e.step_key, e.time))
-                    .values(outcome=e.outcome.value, message=e.message, ended_at=e.time, duration=e.duration)
-                )
+                conn.exec_driver_sql(self._sql["step_end"], (
+                    e.outcome.value, e.message, e.time, e.duration, self._step_ref(conn, b, e.step_key, e.time)))
             elif isinstance(e, ev.PromptAnswered):
                 conn.execute(
                     update(prompts)
@@ -217,29 +229,29 @@ class DbSink:
     # -- steps ----------------------------------------------------------------------------
 
     def _step_started(self, conn: Connection, b: Batch, seq: int, e: ev.StepStarted) -> None:
-        conn.execute(self._ins(steps), [{
-            "run_id": b.run_id, "session": b.session, "seq": seq, "step_key": e.step_key,
-            "step_id": e.step_id, "step_group": e.group, "check_name": e.check,
-            "corner": _plain(e.corner) or None, "corner_index": e.corner_index, "attempt": e.attempt,
-            "tags": list(e.tags) or None, "started_at": e.time, "ended_at": None, "duration": None,
-            "outcome": None, "message": "",
-        }])
-        self._steps.pop((b.run_id, b.session, e.step_key), None)
+        corner = json.dumps(e.corner, default=str) if e.corner else None
+        tags = json.dumps(list(e.tags)) if e.tags else None
+        ref = conn.exec_driver_sql(self._sql["step_insert"], (
+            b.run_id, b.session, seq, e.step_key, e.step_id, e.group, e.check, corner, e.corner_index,
+            e.attempt, tags, e.time)).scalar()
+        key = (b.run_id, b.session, e.step_key)
+        if ref is None:  # already there (a replayed batch)
+            self._steps.pop(key, None)
+        else:
+            self._steps[key] = ref
 
     def _step_ref(self, conn: Connection, b: Batch, step_key: str, t: float) -> int:
         key = (b.run_id, b.session, step_key)
         ref = self._steps.get(key)
         if ref is None:
-            q = select(steps.c.id).where(steps.c.run_id == b.run_id, steps.c.session == b.session,
-                                         steps.c.step_key == step_key)
-            ref = conn.execute(q).scalar()
+            ref = conn.exec_driver_sql(self._sql["step_id"], key).scalar()
             if ref is None:  # data for a step that never announced itself: keep it anyway
                 logical, attempt = split_step_key(step_key)
                 group, _, step_id = logical.partition("/")
                 self._step_started(conn, b, -1, ev.StepStarted(
                     run_id=b.run_id, time=t, step_key=step_key, step_id=step_id or logical,
                     group=group if step_id else "steps", check="", attempt=attempt))
-                ref = conn.execute(q).scalar()
+                ref = conn.exec_driver_sql(self._sql["step_id"], key).scalar()
             self._steps[key] = ref
         return ref
 

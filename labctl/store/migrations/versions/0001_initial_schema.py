@@ -288,7 +288,6 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("measurements", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_measurements_name"), ["name"], unique=False)
-        batch_op.create_index(batch_op.f("ix_measurements_run_id"), ["run_id"], unique=False)
 
     op.create_table(
         "samples",
@@ -323,7 +322,6 @@ def downgrade() -> None:
 
     op.drop_table("samples")
     with op.batch_alter_table("measurements", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_measurements_run_id"))
         batch_op.drop_index(batch_op.f("ix_measurements_name"))
 
     op.drop_table("measurements")
