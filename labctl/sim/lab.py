@@ -25,6 +25,7 @@ _TCP = re.compile(r"^TCPIP\d*::(?P<host>[^:]+)::(?P<port>\d+)::SOCKET$", re.IGNO
 _ASRL = re.compile(r"^ASRL(?P<path>/.+)::INSTR$", re.IGNORECASE)
 _LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|localhost)$")
 DEFAULT_DUT = "SIM-GOLD-0001"
+TICK_WALL_S = 0.25
 
 
 def parse_celsius(text: str | float) -> float:
@@ -73,6 +74,8 @@ class SimulatedLab:
         self.endpoints: dict[str, TcpEndpoint | PtyEndpoint] = {}
         self._started = False
         self._lock = threading.Lock()
+        self._ticker: threading.Thread | None = None
+        self._tick_stop = threading.Event()
         for role, binding in fixture.roles.items():
             self._add_role(role, binding)
         for spec in inst_faults:
@@ -130,10 +133,23 @@ class SimulatedLab:
                     ) from None
                 started.append(ep)
             self._started = True
+            if not hasattr(self.clock, "advance"):  # a manual clock moves only when told
+                self._tick_stop.clear()
+                self._ticker = threading.Thread(target=self._tick, name="sim-physics", daemon=True)
+                self._ticker.start()
             return self
+
+    def _tick(self) -> None:
+        """Keep the model integrated while nobody asks, so the next query is quick."""
+        while not self._tick_stop.wait(TICK_WALL_S):
+            self.bench.update()
 
     def stop(self) -> None:
         with self._lock:
+            self._tick_stop.set()
+            if self._ticker is not None:
+                self._ticker.join(timeout=2)
+                self._ticker = None
             for ep in self.endpoints.values():
                 ep.stop()
             self._started = False

@@ -43,7 +43,8 @@ def test_over_voltage_protection_trips_the_output(mvisa):
 def test_over_current_protection_trips_under_load(mvisa, mconsole, clock):
     psu = mvisa("psu")
     power_on(psu, clock=clock)
-    psu.write("CURR 2,(@1);CURR:PROT:STAT ON,(@1)")
+    psu.write("CURR:PROT:STAT ON,(@1);CURR 2,(@1)")
+    assert psu.query("*OPC?") == "1"
     mconsole.cmd("load stress 100")
     assert psu.query("CURR:PROT:TRIP? (@1)") == "1"
     assert psu.query("OUTP? (@1)") == "0"
@@ -53,10 +54,12 @@ def test_current_limit_without_ocp_browns_the_board_out_until_power_cycle(mvisa,
     psu = mvisa("psu")
     power_on(psu, clock=clock)
     psu.write("CURR 2,(@1)")
+    assert psu.query("*OPC?") == "1"
     mconsole.cmd("load stress 100")
     assert mconsole.table("power-good")["VDD_CORE"] == "never"
     assert float(psu.query("MEAS:CURR? (@1)")) < 0.1
     psu.write("CURR 5,(@1);:OUTP OFF,(@1);:OUTP ON,(@1)")
+    assert psu.query("*OPC?") == "1"
     clock.advance(1.0)
     assert mconsole.table("power-good")["VDD_CORE"] != "never"
 
@@ -99,5 +102,5 @@ def test_load_rejects_out_of_range_and_other_channels(mvisa):
     load.write("CURR 1,(@2)")
     assert load.query("SYST:ERR?").startswith("-222")
     assert load.query("SYST:ERR?").startswith("-222")
-    load.write("CURR:RANG 5;CURR:RANG?")
+    load.write("CURR:RANG 5")
     assert float(load.query("CURR:RANG?")) == pytest.approx(6.12)
