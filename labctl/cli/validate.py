@@ -9,6 +9,7 @@ step library; anything else is a plan. A directory means every ``*.yaml`` in it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -35,10 +36,8 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
     if not paths:
         raise UsageError("give at least one plan or fixture file", hint="e.g. labctl validate testplans/smoke.yaml")
 
-    from labctl.fixture.loader import check_fixture_file, is_fixture_data
-    from labctl.plan.loader import check_library, check_plan, is_step_library, parse_overrides
-    from labctl.plan.source import load_yaml
-    from labctl.resources import resolve_data_path
+    from labctl.fixture.loader import check_fixture_file
+    from labctl.plan.loader import parse_overrides
 
     sets = parse_overrides(overrides)
     problems: list[LabctlError] = []
@@ -54,36 +53,15 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
             click.echo(f"note: {fixture_path} is broken; plans are checked without it", err=True)
 
     for path in _expand(paths):
-        folder = "fixtures" if "fixture" in path.lower() else "testplans"
-        real = resolve_data_path(path, folder)
-        if not real.exists():
-            real = resolve_data_path(path, "fixtures" if folder == "testplans" else "testplans")
         try:
-            data, _, _ = load_yaml(real, display=path)
+            kind_errors = _check_one(path, sets, fixture)
         except LabctlError as err:
-            problems.append(err)
-            bad_files += 1
-            _print_errors([err])
-            continue
-        if is_fixture_data(data):
-            fx, errs, warns = check_fixture_file(real if real.exists() else path)
-            errs = [_redisplay(e, str(real), path) for e in errs]
-            _warn(warns)
-            if not errs and fx is not None:
-                click.echo(f"ok  {path}: station {fx.station}: {len(fx.roles)} roles, "
-                           f"{len(fx.channels)} channels" + (f", {len(fx.slots)} slots" if fx.slots else "")
-                           + (", simulated lab" if fx.sim and fx.sim.enabled else ""))
-            kind_errors = errs
-        elif is_step_library(data):
-            loaded, kind_errors = check_library(real, fixture)
-            kind_errors = [_redisplay(e, str(real), path) for e in kind_errors]
-            if loaded is not None and not kind_errors:
-                n = len(loaded.plan.steps)
-                click.echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
-        else:
-            loaded, kind_errors = check_plan(path if Path(path).exists() else real, sets, fixture)
-            if loaded is not None and not kind_errors:
-                click.echo(f"ok  {path}: {loaded.summary()}")
+            kind_errors = [err]
+        except Exception as err:  # a bug in labctl: one line, never a traceback
+            kind_errors = [LabctlError(
+                f"internal error while checking {path}: {type(err).__name__}: {err}",
+                hint="this is a bug in labctl; please report it with the file",
+            )]
         if kind_errors:
             bad_files += 1
             problems.extend(kind_errors)
@@ -92,6 +70,44 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
         click.echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {bad_files} "
                    f"file{'s' if bad_files != 1 else ''}", err=True)
         raise SystemExit(int(ExitCode.BAD_INPUT))
+
+
+def _check_one(path: str, sets: dict[str, str], fixture: Any) -> list[Any]:
+    """Check one file (plan, step library or fixture); print its summary when valid."""
+    from labctl.errors import LabctlError
+    from labctl.fixture.loader import check_fixture_file, is_fixture_data
+    from labctl.plan.loader import check_library, check_plan, is_step_library
+    from labctl.plan.source import load_yaml
+    from labctl.resources import resolve_data_path
+
+    folder = "fixtures" if "fixture" in path.lower() else "testplans"
+    real = resolve_data_path(path, folder)
+    if not real.exists():
+        real = resolve_data_path(path, "fixtures" if folder == "testplans" else "testplans")
+    try:
+        data, _, _ = load_yaml(real, display=path)
+    except LabctlError as err:
+        return [err]
+    if is_fixture_data(data):
+        fx, errs, warns = check_fixture_file(real if real.exists() else path)
+        errs = [_redisplay(e, str(real), path) for e in errs]
+        _warn(warns)
+        if not errs and fx is not None:
+            click.echo(f"ok  {path}: station {fx.station}: {len(fx.roles)} roles, "
+                       f"{len(fx.channels)} channels" + (f", {len(fx.slots)} slots" if fx.slots else "")
+                       + (", simulated lab" if fx.sim and fx.sim.enabled else ""))
+        kind_errors = errs
+    elif is_step_library(data):
+        loaded, kind_errors = check_library(real, fixture)
+        kind_errors = [_redisplay(e, str(real), path) for e in kind_errors]
+        if loaded is not None and not kind_errors:
+            n = len(loaded.plan.steps)
+            click.echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
+    else:
+        loaded, kind_errors = check_plan(path if Path(path).exists() else real, sets, fixture)
+        if loaded is not None and not kind_errors:
+            click.echo(f"ok  {path}: {loaded.summary()}")
+    return list(kind_errors)
 
 
 def _expand(paths: tuple[str, ...]) -> list[str]:

@@ -120,3 +120,19 @@ def test_list_checks(labctl):
     assert res.returncode == 0
     names = [line.split()[0] for line in res.stdout.splitlines() if line and not line.startswith(" ")]
     assert {"power.rails", "thermal.soak", "link.ber", "console", "wait", "set"} <= set(names)
+
+
+def test_a_bug_in_labctl_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import labctl.plan.loader as loader
+    from labctl.cli import main
+
+    def boom(*a, **k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(loader, "check_plan", boom)
+    with pytest.raises(SystemExit) as e:
+        main(["validate", str(ROOT / "testplans" / "smoke.yaml")])
+    assert e.value.code == 4
+    err = capsys.readouterr().err
+    assert "internal error while checking" in err and "RuntimeError: simulated bug" in err
+    assert "Traceback" not in err
