@@ -18,7 +18,7 @@ from labctl.sim.scpi.errors import (
     ScpiError,
     esr_bit,
 )
-from labctl.sim.scpi.parser import Unit, parse_message
+from labctl.sim.scpi.parser import Node, Unit, parse_message
 from labctl.sim.scpi.tree import Call, Pattern, collect_table, scpi
 
 log = logging.getLogger(__name__)
@@ -145,12 +145,18 @@ class ScpiInstrument:
                 known_other_kind = True
         if known_other_kind and unit.query:
             raise ScpiError(-113, "no query form")
+        for nodes in candidates:
+            bare = [Node(n.name, None) for n in nodes]
+            if bare != nodes and any(p.query == unit.query and p.match(bare) is not None for p, _ in self._table):
+                raise ScpiError(-114)
         raise ScpiError(-113)
 
     # -- IEEE 488.2 common commands -----------------------------------------------------
     def _common(self, unit: Unit) -> str | None:
         name = unit.common or ""
         p = unit.params
+        if p and name not in {"*ESE", "*SRE", "*SAV", "*RCL", "*PSC"}:
+            raise ScpiError(-108)
         if name == "*IDN?":
             return self.idn
         if name == "*RST":

@@ -124,7 +124,8 @@ def test_errors_stop_the_message_and_set_esr(toy):
     assert toy.process("BOGUS;VOLT 4") is None  # -113 is a command error: the rest is dropped
     assert toy.process("VOLT?") == "+3.00000000E+00"
     assert toy.process("SENS:MODE 1") is None  # known as a query only
-    assert [e.split(",")[0] for e in drain(toy)] == ["-222", "-113", "-113"]
+    assert toy.process("SENS2:MODE?") is None  # SENSe takes no suffix
+    assert [e.split(",")[0] for e in drain(toy)] == ["-222", "-113", "-113", "-114"]
     assert int(toy.process("*ESR?")) == 32 | 16
 
 
