@@ -21,8 +21,9 @@ import click
 @click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
               help="override a plan parameter (repeatable), e.g. --set vin=11.4V")
 @click.option("--list-checks", is_flag=True, help="list every known check with its arguments and exit")
+@click.option("--show", is_flag=True, help="also print each valid plan's parameters and run order")
 def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[str, ...],
-             list_checks: bool) -> None:
+             list_checks: bool, show: bool) -> None:
     """Check test plans, step libraries and fixtures before anything is powered.
 
     Exit 0 when every file is valid (one summary line each), 4 when anything is wrong
@@ -54,7 +55,7 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
 
     for path in _expand(paths):
         try:
-            kind_errors = _check_one(path, sets, fixture)
+            kind_errors = _check_one(path, sets, fixture, show)
         except LabctlError as err:
             kind_errors = [err]
         except Exception as err:  # a bug in labctl: one line, never a traceback
@@ -72,7 +73,7 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
         raise SystemExit(int(ExitCode.BAD_INPUT))
 
 
-def _check_one(path: str, sets: dict[str, str], fixture: Any) -> list[Any]:
+def _check_one(path: str, sets: dict[str, str], fixture: Any, show: bool = False) -> list[Any]:
     """Check one file (plan, step library or fixture); print its summary when valid."""
     from labctl.errors import LabctlError
     from labctl.fixture.loader import check_fixture_file, is_fixture_data
@@ -107,7 +108,17 @@ def _check_one(path: str, sets: dict[str, str], fixture: Any) -> list[Any]:
         loaded, kind_errors = check_plan(path if Path(path).exists() else real, sets, fixture)
         if loaded is not None and not kind_errors:
             click.echo(f"ok  {path}: {loaded.summary()}")
+            _warn(loaded.warnings)
+            if show:
+                _show(loaded)
     return list(kind_errors)
+
+
+def _show(loaded: Any) -> None:
+    for name, value in loaded.parameters.items():
+        click.echo(f"      parameter {name} = {value}")
+    for line in loaded.describe_expansion():
+        click.echo(f"    {line}")
 
 
 def _expand(paths: tuple[str, ...]) -> list[str]:

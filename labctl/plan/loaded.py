@@ -70,6 +70,8 @@ class LoadedPlan:
     files: list[str] = field(default_factory=list)
     requires_pos: dict[str, Pos | None] = field(default_factory=dict)
     index_map: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
+    #: non-fatal findings, already located ("file:line:col: text")
+    warnings: list[str] = field(default_factory=list)
     _paths: dict[int, tuple[str, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -296,6 +298,21 @@ class LoadedPlan:
             else:
                 total += est
         return total, unknown
+
+    def describe_expansion(self) -> list[str]:
+        """One line per planned step, in run order, with its corner and estimated duration."""
+        lines = []
+        for ps in self.expand():
+            try:
+                runs = self.should_run(ps.step, ps.corner)
+                est = self.resolve_args(ps.step, ps.corner).estimate_seconds()
+            except LabctlError:
+                runs, est = True, None
+            corner = f" [{ps.corner.label}]" if ps.corner else ""
+            skip = "  (skipped: when is false)" if not runs else ""
+            dur = format_seconds(est) if est is not None else "?"
+            lines.append(f"{ps.index + 1:4d}  {ps.group:8s} {ps.step.id} ({ps.step.check}){corner}  ~{dur}{skip}")
+        return lines
 
     def summary(self) -> str:
         p = self.plan

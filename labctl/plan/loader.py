@@ -463,9 +463,26 @@ class _Context:
                 except LabctlError as err:
                     self.errors.append(err)
             try:
-                loaded.resolve_timeout(step, corner)
+                timeout = loaded.resolve_timeout(step, corner)
             except LabctlError as err:
                 self.errors.append(err)
+                timeout = None
+            self._timeout_vs_estimate(loaded, step, args, timeout)
+
+    def _timeout_vs_estimate(self, loaded: LoadedPlan, step: Step, args: Any, timeout: float | None) -> None:
+        """A step timeout shorter than what the check needs to do its job is a warning."""
+        if args is None or timeout is None:
+            return
+        est = args.estimate_seconds()
+        if est is not None and est > timeout:
+            from labctl.plan.loaded import format_seconds
+
+            pos = self.pos((*loaded.step_path(step), "timeout"))
+            where = f"{pos.file}:{pos.line}:{pos.column}: " if pos else ""
+            loaded.warnings.append(
+                f"{where}step {step.id!r}: timeout {format_seconds(timeout)} is shorter than the "
+                f"{format_seconds(est)} {step.check} is expected to take"
+            )
 
     def _check_roles(self, loaded: LoadedPlan, step: Step, spec: Any, args: Any) -> None:
         requires = loaded.plan.requires

@@ -136,3 +136,12 @@ def test_a_bug_in_labctl_is_one_line_not_a_traceback(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "internal error while checking" in err and "RuntimeError: simulated bug" in err
     assert "Traceback" not in err
+
+
+def test_show_prints_parameters_and_run_order(labctl):
+    res = labctl("validate", "testplans/accelerator-evt.yaml", "--show")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "parameter vin = 5 V" in out
+    assert "under_load (thermal.under_load) [ambient=45 degC]" in out
+    assert "perf_per_watt (power.perf_per_watt) [ambient=0 degC]" in out and "(skipped: when is false)" in out

@@ -233,3 +233,26 @@ def test_off_stays_a_word_in_set_steps(tmp_path):
     plan = write(tmp_path, "p.yaml", "name: p\nteardown:\n  - id: off\n    check: set\n    args: {target: psu.ch1.output, value: off}\n")
     loaded = load_plan(plan)
     assert loaded.resolve_args(loaded.plan.teardown[0]).value == "off"
+
+
+def test_timeout_shorter_than_the_check_needs_is_a_warning(tmp_path):
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        steps:
+          - id: ber
+            check: link.ber
+            args: {line_rate: 10 Gbps, target_ber: 1e-12}
+            timeout: 1 min
+        """)
+    loaded, errors = check_plan(plan)
+    assert errors == []
+    assert loaded.warnings == [
+        f"{plan}:6:14: step 'ber': timeout 1m00s is shorter than the 5m00s link.ber is expected to take"
+    ]
+
+
+def test_describe_expansion_lists_the_run_order(plan_path):
+    lines = load_plan(plan_path).describe_expansion()
+    assert lines[0].split() == ["1", "setup", "prep", "(wait)", "~1s"]
+    assert "soak (thermal.soak) [ambient=0 degC, vin=4.75 V]" in lines[2]
+    assert lines[3].endswith("(skipped: when is false)")
