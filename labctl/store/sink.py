@@ -113,31 +113,31 @@ class DbSink:
         children: dict[str, list[Any]] = defaultdict(list)
         later: list[tuple[int, ev.Event]] = []
         for seq, e in b.items:
-            kind = type(e)
-            if kind is ev.MeasurementRecorded:
-                children["measurements"].append(self._measurement(conn, b, seq, e))  # type: ignore[arg-type]
-            elif kind is ev.SampleRecorded:
-                children["samples"].append((
-                    self._step_ref(conn, b, e.step_key, e.time), b.run_id,  # type: ignore[attr-defined]
-                    seq, e.series, e.value, e.unit, e.time))  # type: ignore[attr-defined]
-            elif kind is ev.StepStarted:
-                self._step_started(conn, b, seq, e)  # type: ignore[arg-type]
-            elif kind is ev.RunStarted:
-                self._run_started(conn, b, e)  # type: ignore[arg-type]
-            elif kind is ev.LogMessage:
-                children["logs"].append(self._child(b, seq, e, level=e.level, message=e.message))  # type: ignore[attr-defined]
-            elif kind is ev.PromptAsked:
-                children["prompts"].append(self._child(
-                    b, seq, e, prompt_id=e.prompt_id, text=e.text, choices=list(e.choices),  # type: ignore[attr-defined]
-                    answer=None, answer_source=None, answered_at=None))
-            elif kind is ev.InstrumentErrorReported:
-                children["instrument_errors"].append(self._child(
-                    b, seq, e, role=e.role, code=e.code, message=e.message))  # type: ignore[attr-defined]
-            elif kind is ev.AttachmentAdded:
-                children["attachments"].append(self._attachment(b, seq, e))  # type: ignore[arg-type]
-            elif kind in (ev.StepEnded, ev.PromptAnswered, ev.RunEnded):
-                later.append((seq, e))
-            # Progress is transient (live views only): not stored.
+            match e:  # measurements first: by far the most frequent
+                case ev.MeasurementRecorded():
+                    children["measurements"].append(self._measurement(conn, b, seq, e))
+                case ev.SampleRecorded():
+                    children["samples"].append((self._step_ref(conn, b, e.step_key, e.time), b.run_id,
+                                                seq, e.series, e.value, e.unit, e.time))
+                case ev.StepStarted():
+                    self._step_started(conn, b, seq, e)
+                case ev.RunStarted():
+                    self._run_started(conn, b, e)
+                case ev.LogMessage():
+                    children["logs"].append(self._child(b, seq, e, level=e.level, message=e.message))
+                case ev.PromptAsked():
+                    children["prompts"].append(self._child(
+                        b, seq, e, prompt_id=e.prompt_id, text=e.text, choices=list(e.choices),
+                        answer=None, answer_source=None, answered_at=None))
+                case ev.InstrumentErrorReported():
+                    children["instrument_errors"].append(self._child(
+                        b, seq, e, role=e.role, code=e.code, message=e.message))
+                case ev.AttachmentAdded():
+                    children["attachments"].append(self._attachment(b, seq, e))
+                case ev.StepEnded() | ev.PromptAnswered() | ev.RunEnded():
+                    later.append((seq, e))
+                case _:
+                    pass  # Progress is transient (live views only): not stored
         for seq, rec in b.io_records:
             children["io_log"].append({
                 "run_id": b.run_id, "session": b.session, "seq": seq, "step_key": rec.get("step_key"),
