@@ -584,8 +584,9 @@ class _Context:
                              + (f"; did you mean {close!r}?" if close else ""),
                              "add it under channels: in the fixture (NAME: role@channel), mapped: "
                              + (", ".join(channels) or "none"))
-            for role in arg_roles:
-                if role not in roles:
+            for role in dict.fromkeys([*spec.roles, *arg_roles]):
+                # roles listed in requires: are reported there, once
+                if role not in roles and role not in loaded.plan.requires:
                     self.err((*sp, "check"), f"step {step.id!r} needs role {role!r}, not offered by station {station}",
                              f"the fixture offers: {offered}")
         if loaded.plan.safety:

@@ -256,3 +256,28 @@ def test_describe_expansion_lists_the_run_order(plan_path):
     assert lines[0].split() == ["1", "setup", "prep", "(wait)", "~1s"]
     assert "soak (thermal.soak) [ambient=0 degC, vin=4.75 V]" in lines[2]
     assert lines[3].endswith("(skipped: when is false)")
+
+
+def test_fixture_must_offer_the_roles_checks_use_even_without_requires(tmp_path):
+    from labctl.fixture.model import Fixture
+
+    fixture = Fixture.model_validate({
+        "station": "tiny",
+        "roles": {"psu": {"driver": "keysight-e36312a", "resource": "TCPIP0::127.0.0.1::5025::SOCKET"}},
+        "channels": {"VIN": "psu@(@1)"},
+    })
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        steps:
+          - id: soak
+            check: thermal.soak
+            args: {setpoint: 25 degC}
+          - id: off
+            check: set
+            args: {target: load.input, value: off}
+        """)
+    _, errors = check_plan(plan, fixture=fixture)
+    assert [(e.line, e.message) for e in errors] == [
+        (4, "step 'soak' needs role 'chamber', not offered by station tiny"),
+        (7, "step 'off' needs role 'load', not offered by station tiny"),
+    ]
