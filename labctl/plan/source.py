@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,42 +235,35 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
 
 
 def _model_at(model: Any, loc: tuple[Any, ...]) -> Any:
-    """The pydantic model class that the last-but-one element of ``loc`` points into."""
-    from typing import get_args, get_origin
+    """The pydantic model whose fields hold the last element of ``loc`` (for "did you mean").
 
+    Walks ``loc`` through the model's fields; list indexes and mapping keys (a parameter's
+    name, a measurement's name) keep the walk in the model that the list or mapping holds.
+    """
     from pydantic import BaseModel
 
-    current: Any = model
+    current = model
     for part in loc[:-1]:
-        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
-            if isinstance(current, type) and issubclass(current, BaseModel):
-                continue
-            current = _unwrap(current, get_origin, get_args)
-            if current is None:
-                return None
-            if isinstance(part, int):
-                continue
-        if isinstance(current, type) and issubclass(current, BaseModel):
-            f = current.model_fields.get(part)
-            if f is None:
-                continue
-            current = _unwrap(f.annotation, get_origin, get_args)
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field_info = current.model_fields.get(part) if isinstance(part, str) else None
+        if field_info is not None:
+            current = _first_model(field_info.annotation) or current
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
-def _unwrap(tp: Any, get_origin: Callable[..., Any], get_args: Callable[..., Any]) -> Any:
+def _first_model(tp: Any) -> Any:
+    """The first pydantic model inside a type (``list[Step]``, ``dict[str, Limit] | None`` …)."""
+    from typing import get_args
+
     from pydantic import BaseModel
 
-    for _ in range(6):
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
-            return tp
-        args = get_args(tp)
-        if not args:
-            return None
-        models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-        if models:
-            return models[0]
-        tp = args[-1] if get_origin(tp) is dict else args[0]
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp
+    for arg in get_args(tp):
+        found = _first_model(arg)
+        if found is not None:
+            return found
     return None
 
 
