@@ -127,6 +127,20 @@ def set_workload(ctx: Any, percent: float) -> Callable[[], None]:
     return lambda: dut.set_load(before)
 
 
+def wait_for(ctx: Any, condition: Callable[[], Any], *, timeout: float, poll: float = 1.0,
+             describe: Callable[[float], str] | None = None, what: str = "condition") -> Any:
+    """``ctx.wait_until`` that returns None when *its own* timeout runs out. The step's
+    ``timeout:`` (and an instrument timeout inside ``condition``) still propagate."""
+    from labctl.engine.context import StepTimeout
+
+    try:
+        return ctx.wait_until(condition, timeout=timeout, poll=poll, describe=describe, what=what)
+    except StepTimeout:
+        if ctx.deadline is not None and ctx.clock.monotonic() > ctx.deadline:
+            raise
+        return None
+
+
 def raw_driver(ctx: Any, role: str) -> Any:
     """The role's profile driver (for profile actions and raw SCPI); passes the checkpoint."""
     ctx.checkpoint()
@@ -374,12 +388,9 @@ def console(ctx: Any, args: Any) -> None:
 
     match = attempt()
     if not match and args.timeout > 0:
-        try:
-            match = ctx.wait_until(attempt, timeout=args.timeout, poll=min(0.5, args.timeout),
-                                   what=f"reply matching /{args.expect}/",
-                                   describe=lambda t: f"console: waiting for /{args.expect}/ ({fmt_duration(t)})")
-        except TimeoutError:
-            match = None
+        match = wait_for(ctx, attempt, timeout=args.timeout, poll=min(0.5, args.timeout),
+                         what=f"reply matching /{args.expect}/",
+                         describe=lambda t: f"console: waiting for /{args.expect}/ ({fmt_duration(t)})")
     if not match:
         last = state["reply"].strip().splitlines()[-3:] if state["reply"].strip() else ["(nothing)"]
         ctx.fail(f"console: reply to {args.send!r} does not match /{args.expect}/ within "

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from labctl.checks.ber import ber_upper_bound, test_duration
-from labctl.checks.generic import finish, fmt_duration, limit_or, plan_limit, raw_driver
+from labctl.checks.generic import finish, fmt_duration, limit_or, plan_limit, raw_driver, wait_for
 from labctl.checks.registry import implementation
 from labctl.engine.events import Verdict
 from labctl.errors import InstrumentError
@@ -86,12 +86,9 @@ def link_training(ctx: Any, args: Any) -> None:
         holder["problems"] = _training_problems(status, lanes, args)
         return not holder["problems"]
 
-    try:
-        ctx.wait_until(trained, timeout=args.timeout, poll=min(0.05, args.timeout), what="link training",
-                       describe=lambda t: f"link training: {len(holder.get('problems', []))} lane problems, "
-                                          f"{fmt_duration(t)} of {fmt_duration(args.timeout)}")
-    except TimeoutError:
-        pass
+    wait_for(ctx, trained, timeout=args.timeout, poll=min(0.05, args.timeout), what="link training",
+             describe=lambda t: f"link training: {len(holder.get('problems', []))} lane problems, "
+                                f"{fmt_duration(t)} of {fmt_duration(args.timeout)}")
     status, lanes, problems = holder["status"], holder["lanes"], list(holder["problems"])
     per_lane = status.get("lanes", {})
     speeds = [per_lane[ln]["speed_gts"] for ln in lanes if ln in per_lane]
@@ -109,10 +106,9 @@ def link_training(ctx: Any, args: Any) -> None:
     for n in range(1, args.retrain + 1):
         ctx.progress(f"retrain {n} of {args.retrain}: {ok} trained so far", (n - 1) / args.retrain)
         _retrain(ctx)
-        try:
-            ctx.wait_until(trained, timeout=args.timeout, poll=min(0.05, args.timeout), what=f"retrain {n}")
+        if wait_for(ctx, trained, timeout=args.timeout, poll=min(0.05, args.timeout), what=f"retrain {n}"):
             ok += 1
-        except TimeoutError:
+        else:
             failures.append(f"retrain {n}: " + "; ".join(holder["problems"][:3]))
     if args.retrain:
         ratio = 100.0 * ok / args.retrain
@@ -184,9 +180,7 @@ def _dut_run(ctx: Any, args: Any, duration: float) -> dict[str, Any]:
             counts = dut.prbs_counters()
             return all(c.bits - (before[ln].bits if ln in before else 0) >= needed for ln, c in counts.items())
 
-        try:
-            ctx.wait_until(enough, timeout=duration * 0.5 + 30.0, poll=1.0, what="the DUT's PRBS checkers")
-        except TimeoutError:
+        if not wait_for(ctx, enough, timeout=duration * 0.5 + 30.0, poll=1.0, what="the DUT's PRBS checkers"):
             ctx.log("the DUT's checkers compared fewer bits than the test needs", "warning")
     finally:
         dut.prbs_stop()
@@ -349,7 +343,8 @@ def link_bathtub(ctx: Any, args: Any) -> None:
             bert.set_gating(args.dwell, lanes)
             bert.start()
             ctx.sleep(args.dwell)
-            ctx.wait_until(lambda: not bert.running(), timeout=args.dwell + 10.0, poll=0.2, what="bathtub point")
+            if not wait_for(ctx, lambda: not bert.running(), timeout=args.dwell + 30.0, poll=0.2, what="bathtub point"):
+                ctx.log(f"bathtub point {n}: the BERT did not end its gate", "warning")
             for ln in lanes:
                 res = bert.results(ln)
                 ber = res.errors / res.bits if res.bits else 0.5

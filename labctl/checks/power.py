@@ -18,6 +18,7 @@ from labctl.checks.generic import (
     raw_driver,
     role_kind,
     set_workload,
+    wait_for,
     workload_percent,
 )
 from labctl.checks.registry import implementation
@@ -200,11 +201,8 @@ def _pg_times_from_dut(ctx: Any, args: Any) -> dict[str, float | None]:
         up = sum(1 for r in args.order if last.get(r) is not None)
         return f"power-good: {up} of {len(args.order)} rails up ({fmt_duration(elapsed)} of {fmt_duration(args.timeout)})"
 
-    try:
-        ctx.wait_until(all_up, timeout=args.timeout, poll=min(0.05, args.timeout), describe=describe,
-                       what="power-good of every rail")
-    except TimeoutError:
-        pass
+    wait_for(ctx, all_up, timeout=args.timeout, poll=min(0.05, args.timeout), describe=describe,
+             what="power-good of every rail")
     return {r: last.get(r) for r in args.order}
 
 

@@ -14,6 +14,7 @@ from labctl.checks.generic import (
     limit_or,
     role_kind,
     set_workload,
+    wait_for,
     workload_percent,
 )
 from labctl.checks.registry import implementation
@@ -223,10 +224,8 @@ def thermal_throttle(ctx: Any, args: Any) -> None:
         if chamber is not None:
             chamber.set_setpoint(threshold)
             chamber.start()
-        try:
-            ctx.wait_until(lambda: poll(True), timeout=args.timeout, poll=1.0, what="throttling",
-                           describe=lambda t: f"die {state['die']:.1f} degC, waiting for throttling at {threshold:g} degC")
-        except TimeoutError:
+        if not wait_for(ctx, lambda: poll(True), timeout=args.timeout, poll=1.0, what="throttling",
+                        describe=lambda t: f"die {state['die']:.1f} degC, waiting for throttling at {threshold:g} degC"):
             ctx.fail(f"die: throttling never asserted within {fmt_duration(args.timeout)} "
                      f"(die peaked at {state['peak']:.1f} degC, threshold {threshold:g} degC)")
         asserted_at = ctx.clock.monotonic()
@@ -235,11 +234,9 @@ def thermal_throttle(ctx: Any, args: Any) -> None:
         if chamber is not None:
             chamber.set_setpoint(original_sp)
         dut.set_load(0.0)
-        try:
-            ctx.wait_until(lambda: poll(False), timeout=args.timeout, poll=1.0, what="throttle recovery",
-                           describe=lambda t: f"die {state['die']:.1f} degC, waiting for recovery below "
-                                              f"{threshold - hyst:g} degC")
-        except TimeoutError:
+        if not wait_for(ctx, lambda: poll(False), timeout=args.timeout, poll=1.0, what="throttle recovery",
+                        describe=lambda t: f"die {state['die']:.1f} degC, waiting for recovery below "
+                                           f"{threshold - hyst:g} degC"):
             ctx.fail(f"die: throttling did not clear within {fmt_duration(args.timeout)} "
                      f"(die {state['die']:.1f} degC)")
         ctx.measure("recovery_temp", state["die"], "degC", labels={"sensor": "die"},

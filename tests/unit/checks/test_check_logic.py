@@ -15,8 +15,9 @@ import labctl.checks.builtin  # noqa: F401
 from labctl.checks.ber import ber_upper_bound, test_duration
 from labctl.checks.registry import get_check
 from labctl.engine.abort import AbortController
-from labctl.engine.context import StepContext, StepFailed
+from labctl.engine.context import StepContext, StepFailed, StepTimeout
 from labctl.engine.events import EventBus, Progress, Verdict
+from labctl.errors import InstrumentTimeout
 from labctl.instruments.roles import BerResult
 from labctl.plan.limits import ResolvedLimit
 
@@ -57,7 +58,8 @@ class FakeStation:
 
 
 def run(check: str, args: dict[str, Any], roles: dict[str, Any], limits: dict[str, Any] | None = None,
-        channels: dict[str, tuple[str, str]] | None = None, clock: FakeClock | None = None):
+        channels: dict[str, tuple[str, str]] | None = None, clock: FakeClock | None = None,
+        timeout: float | None = None):
     station = FakeStation(roles, channels)
     fixture = SimpleNamespace(
         roles={name: SimpleNamespace(options={}) for name in roles},
@@ -68,7 +70,8 @@ def run(check: str, args: dict[str, Any], roles: dict[str, Any], limits: dict[st
     bus = EventBus()
     bus.subscribe(events.append)
     ctx = StepContext(run_id="r", step_key="s#1", step_id="s", bus=bus, clock=clock or FakeClock(),
-                      abort=AbortController(), station=station, fixture=fixture, limits=limits or {})
+                      abort=AbortController(), station=station, fixture=fixture, limits=limits or {},
+                      timeout=timeout)
     spec = get_check(check)
     message = ""
     try:
@@ -258,3 +261,35 @@ def test_sequencing_out_of_order_fails_the_order():
     order = next(m for m in ctx.recorded if m.name == "order")
     assert (order.value, order.verdict) == ("VDD_AUX,VDD_IO,VDD_CORE", Verdict.FAIL)
     assert "order VDD_AUX,VDD_IO,VDD_CORE outside x == 'VDD_AUX,VDD_CORE,VDD_IO'" in message
+
+
+# ------------------------------------------------------------------------------------------
+# waits: the check's own timeout is a FAIL; the step's timeout and instrument timeouts are not
+
+
+class FakeLinkDut:
+    kind = "dut_console"
+
+    def __init__(self, state: str = "RCVRY_LOCK", hang: bool = False) -> None:
+        self.state, self.hang = state, hang
+
+    def link_status(self, lane=None):
+        if self.hang:
+            raise InstrumentTimeout("no reply to 'link status'", instrument="dut")
+        lanes = {str(n): {"speed_gts": 32.0, "width": 8, "ltssm": self.state} for n in (1, 2)}
+        return {"speed_gts": 32.0, "width": 8, "ltssm": self.state, "lanes": lanes}
+
+
+def test_training_that_never_reaches_l0_fails_naming_the_lanes():
+    _ctx, message, _ = run("link.training", {"speed": "32 GT/s", "timeout": "2 s"}, {"dut": FakeLinkDut()})
+    assert message.startswith("lane 1: LTSSM RCVRY_LOCK, expected L0; lane 2: LTSSM RCVRY_LOCK, expected L0")
+
+
+def test_an_instrument_timeout_inside_a_wait_is_not_taken_for_the_condition():
+    with pytest.raises(InstrumentTimeout):
+        run("link.training", {"speed": "32 GT/s", "timeout": "2 s"}, {"dut": FakeLinkDut(hang=True)})
+
+
+def test_the_step_timeout_ends_a_wait_as_a_timeout_not_a_fail():
+    with pytest.raises(StepTimeout):
+        run("link.training", {"speed": "32 GT/s", "timeout": "60 s"}, {"dut": FakeLinkDut()}, timeout=5.0)
