@@ -207,28 +207,28 @@ def _pg_times_from_dut(ctx: Any, args: Any) -> dict[str, float | None]:
 
 
 def _pg_times_from_volts(ctx: Any, args: Any) -> dict[str, float | None]:
-    """Cycle the input and poll the rails' voltages: coarse (one scan per poll)."""
+    """Cycle the input and poll the rails' voltages until they settle: coarse (one scan per
+    poll); a rail is up from the first scan at ``threshold`` of its settled value."""
     psu, ch = input_channel(ctx)
     readers = {r: _dc_reader(ctx, r, "daq", args.order) for r in args.order}
     psu.set_output(ch, False)
     ctx.sleep(1.0)
-    finals = {}
     psu.set_output(ch, True)
     t_on = ctx.clock.monotonic()
-    seen: dict[str, list[tuple[float, float]]] = {r: [] for r in args.order}
+    scans: list[tuple[float, dict[str, float]]] = []
     while ctx.clock.monotonic() - t_on < args.timeout:
-        for rail, read in readers.items():
-            seen[rail].append(((ctx.clock.monotonic() - t_on) * 1000.0, read()))
-        if all(v > 0.1 for points in seen.values() for _t, v in points[-1:]):
-            break
-    for rail, read in readers.items():
-        finals[rail] = read()
+        scan = {rail: read() for rail, read in readers.items()}
+        scans.append(((ctx.clock.monotonic() - t_on) * 1000.0, scan))
+        if len(scans) >= 2 and all(v > 0.05 and abs(v - scans[-2][1][r]) <= 0.02 * v for r, v in scan.items()):
+            break  # every rail up and steady
+        ctx.sleep(0.001)
+    final = scans[-1][1] if scans else {}
     out: dict[str, float | None] = {}
-    for rail, points in seen.items():
-        final = finals[rail]
-        hits = [t for t, v in points if final > 0.05 and v >= args.threshold * final]
+    for rail in args.order:
+        level = final.get(rail, 0.0)
+        hits = [t for t, scan in scans if level > 0.05 and scan[rail] >= args.threshold * level]
         out[rail] = hits[0] if hits else None
-    ctx.log("sequencing measured by polling rail voltages: resolution is one scan", "warning")
+    ctx.log("sequencing measured by polling rail voltages: the resolution is one scan", "warning")
     return out
 
 

@@ -76,7 +76,8 @@ class Bench:
         self._n = 0
 
     def run(self, check: str, args: dict[str, Any], limits: dict[str, Any] | None = None, *,
-            timeout: float | None = None, prompt_handler: Any = None) -> Outcome:
+            timeout: float | None = None, prompt_handler: Any = None,
+            abort: AbortController | None = None) -> Outcome:
         spec = get_check(check)
         assert spec is not None and spec.func is not None, f"{check} is not implemented"
         parsed = spec.args.model_validate(args)
@@ -85,7 +86,7 @@ class Bench:
         bus.subscribe(events.append)
         self._n += 1
         ctx = StepContext(run_id="test", step_key=f"steps/{check}#{self._n}", step_id=check.replace(".", "_"),
-                          bus=bus, clock=self.clock, abort=AbortController(), station=self.station,
+                          bus=bus, clock=self.clock, abort=abort or AbortController(), station=self.station,
                           fixture=self.fixture, limits=limits or {}, timeout=timeout,
                           prompt_handler=prompt_handler, dut_serial=self.lab.dut_serial)
         try:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
+from labctl.engine.abort import AbortController
 from tests.integration.checks.conftest import lim
 
 pytestmark = pytest.mark.timeout(90)
@@ -107,3 +110,19 @@ def test_ramp_profile_records_the_series_rate_and_overshoot(bench):
     assert chamber[-1] == pytest.approx(30.0, abs=1.0)
     assert len(out.samples("TC_INLET")) == len(chamber)
     assert any("segment 2 of 2" in p for p in out.progress)
+
+
+def test_an_abort_ends_a_long_soak_at_once(bench):
+    abort = AbortController()
+    # the operator aborts from another thread while the soak waits (as the TUI or Ctrl-C would)
+    timer = threading.Timer(0.2, abort.request, ("operator", "operator pressed abort"))
+    timer.start()
+    try:
+        out = bench.run("thermal.soak", {"setpoint": "85 degC", "ramp_rate": "1 degC/min", "hold": "30 min",
+                                         "timeout": "10 h"}, abort=abort)
+    finally:
+        timer.cancel()
+    assert out.outcome == "ABORTED"
+    assert "operator pressed abort" in out.message
+    assert out.measurements == []  # it never claimed a result
+    assert out.samples("chamber")  # but it was waiting, reading the chamber

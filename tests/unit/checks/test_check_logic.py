@@ -293,3 +293,40 @@ def test_an_instrument_timeout_inside_a_wait_is_not_taken_for_the_condition():
 def test_the_step_timeout_ends_a_wait_as_a_timeout_not_a_fail():
     with pytest.raises(StepTimeout):
         run("link.training", {"speed": "32 GT/s", "timeout": "60 s"}, {"dut": FakeLinkDut()}, timeout=5.0)
+
+
+class FakeScanner:
+    """Rails come up 5 ms apart after the input is switched on; each reading takes 1 ms."""
+
+    kind = "temperature_scanner"
+
+    def __init__(self, clock: FakeClock, psu: FakePsu, up_ms: dict[str, float | None], levels: dict[str, float]):
+        self.clock, self.psu, self.up_ms, self.levels = clock, psu, up_ms, levels
+        self.on_at: float | None = None
+        self.channels = {f"1{n:02d}": rail for n, rail in enumerate(levels, 11)}
+
+    def read_voltage(self, ch):
+        self.clock.now += 0.001
+        if self.psu.on and self.on_at is None:
+            self.on_at = self.clock.now
+        if not self.psu.on:
+            self.on_at = None
+            return 0.0
+        rail = self.channels[ch]
+        up = self.up_ms[rail]
+        return self.levels[rail] if up is not None and (self.clock.now - self.on_at) * 1000 >= up else 0.0
+
+
+def test_sequencing_without_dut_telemetry_cycles_the_input_and_polls_the_rails():
+    clock = FakeClock()
+    psu = FakePsu()
+    levels = {"VDD_AUX": 3.3, "VDD_CORE": 0.75, "VDD_IO": 0.9}
+    scanner = FakeScanner(clock, psu, {"VDD_AUX": 2.0, "VDD_CORE": 12.0, "VDD_IO": None}, levels)
+    channels = {"VIN": ("psu", "1"), **{rail: ("daq", ch) for ch, rail in scanner.channels.items()}}
+    ctx, message, events = run("power.sequencing", {"order": list(levels), "gap_min": "1 ms", "gap_max": "20 ms",
+                                                    "timeout": "200 ms"},
+                               {"psu": psu, "daq": scanner}, channels=channels, clock=clock)
+    assert psu.on is True
+    gap = next(m for m in ctx.recorded if m.name == "VDD_AUX->VDD_CORE")
+    assert gap.value == pytest.approx(10.0, abs=4.0)  # one scan (3 readings) of resolution
+    assert message.startswith("VDD_IO: power-good never came up")
