@@ -77,8 +77,7 @@ class Recorder:
         self._spool: Spool | None = None
         self._runs: dict[str, _Run] = {}
         self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._keeper: threading.Thread | None = None
+        self._keeper: tuple[threading.Thread, threading.Event] | None = None
         self.spooled = False  # some results went to the local spool instead of the database
         self.lost = False  # some results could be written nowhere
         self.problem: str | None = None
@@ -115,12 +114,14 @@ class Recorder:
                 self._flush(run, with_measurements=True)
                 run.open_steps.pop(event.step_key, None)
             elif isinstance(event, ev.RunEnded):
-                self._flush(run, with_measurements=True)
-                del self._runs[run.run_id]
-                if not self._runs:
-                    self._stop_keeper()
+                try:
+                    self._flush(run, with_measurements=True)
+                finally:
+                    del self._runs[run.run_id]
             elif isinstance(event, _IMMEDIATE) or time.monotonic() - run.last_flush >= self.flush_interval:
                 self._flush(run, with_measurements=False)
+        if isinstance(event, ev.RunEnded):
+            self._stop_keeper()  # outside the lock: the keeper may be waiting for it
 
     def add_session_log(self, run_id: str, records: list[dict[str, Any]], step_key: str | None = None) -> None:
         """Queue instrument I/O records (``SessionLog.records``) for the run; flushed like samples."""
@@ -140,7 +141,7 @@ class Recorder:
     def close(self) -> None:
         """Flush and stop the background thread (runs still open stay ``running``)."""
         self.flush()
-        self._stop_keeper()
+        self._stop_keeper(force=True)
         if self._spool is not None:
             self._spool.close()
 
@@ -208,23 +209,28 @@ class Recorder:
     # -- background: sample flush and heartbeat -------------------------------------------------
 
     def _start_keeper(self) -> None:
-        if self._keeper is not None and self._keeper.is_alive():
+        """Start the background thread (called with the lock held, when a run starts)."""
+        if self._keeper is not None:
             return
-        self._stop.clear()
-        self._keeper = threading.Thread(target=self._keep, name="labctl-recorder", daemon=True)
-        self._keeper.start()
+        stop = threading.Event()
+        thread = threading.Thread(target=self._keep, args=(stop,), name="labctl-recorder", daemon=True)
+        self._keeper = (thread, stop)
+        thread.start()
 
-    def _stop_keeper(self) -> None:
-        self._stop.set()
-        keeper = self._keeper
-        if keeper is not None and keeper is not threading.current_thread():
-            keeper.join(timeout=30)
-        self._keeper = None
+    def _stop_keeper(self, force: bool = False) -> None:
+        """Stop the background thread once no run is open (never call with the lock held)."""
+        with self._lock:
+            if self._keeper is None or (self._runs and not force):
+                return
+            (thread, stop), self._keeper = self._keeper, None
+        stop.set()
+        if thread is not threading.current_thread():
+            thread.join(timeout=30)
 
-    def _keep(self) -> None:
+    def _keep(self, stop: threading.Event) -> None:
         tick = min(self.flush_interval, self.heartbeat_interval) / 2
         last_beat = time.monotonic()
-        while not self._stop.wait(tick):
+        while not stop.wait(tick):
             now = time.monotonic()
             with self._lock:
                 runs = list(self._runs.values())

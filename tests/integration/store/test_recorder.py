@@ -227,3 +227,20 @@ def test_a_second_run_with_an_existing_id_is_refused(store):
 def test_events_for_a_run_not_started_are_an_error(store):
     with pytest.raises(StoreError, match="has not started"):
         Recorder(store)(ev.LogMessage(run_id="nope", time=0.0, level="info", message="x"))
+
+
+@pytest.mark.timeout(120)
+def test_ending_runs_never_deadlocks_with_the_background_flush(store):
+    """RunEnded stops the background thread; it must not wait for a thread that waits for it."""
+    rec = Recorder(store, flush_interval=0.002, heartbeat_interval=0.004)
+    for i in range(40):
+        s = Script(rec, f"quick-{i}")
+        s.start()
+        key = s.step("s", {}, end=False)
+        for _ in range(5):
+            s.emit(ev.SampleRecorded, step_key=key, series="t", value=1.0)
+            time.sleep(0.001)  # let the background flush take the lock
+        s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.PASS)
+        s.end()
+    assert rec._keeper is None
+    assert len(query.list_runs(store, outcome="passed", limit=100)) == 40
