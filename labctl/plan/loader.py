@@ -30,6 +30,7 @@ from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
 from labctl.plan.model import Expr, Parameter, Plan, Step
 from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors, suggest
+from labctl.plan.source import _loader as _yaml_loader
 from labctl.resources import resolve_data_path
 from labctl.units import Quantity, looks_like_quantity, parse_quantity
 
@@ -255,11 +256,13 @@ class _Context:
                     hint="parameters: " + (", ".join(decls) or "none"),
                 ))
                 continue
-            try:
-                parsed = yaml.safe_load(text) if text else ""
+            try:  # the same YAML rules as in plans: only true/false are booleans
+                parsed = yaml.load(text, Loader=_yaml_loader()) if text else ""
             except yaml.YAMLError:
                 parsed = text
-            if isinstance(parsed, str) and looks_like_quantity(parsed):
+            if isinstance(parsed, str) and "${" in parsed:
+                new: Any = Template(parsed)
+            elif isinstance(parsed, str) and looks_like_quantity(parsed):
                 try:
                     new = parse_quantity(parsed)
                     new = new.magnitude if not new.unit else new

@@ -281,3 +281,18 @@ def test_fixture_must_offer_the_roles_checks_use_even_without_requires(tmp_path)
         (4, "step 'soak' needs role 'chamber', not offered by station tiny"),
         (7, "step 'off' needs role 'load', not offered by station tiny"),
     ]
+
+
+def test_set_values_follow_plan_yaml_rules(tmp_path):
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        parameters: {state: "on", quick: false, vin: 5 V, vlow: "${vin * 0.9}"}
+        steps:
+          - id: s
+            check: set
+            args: {target: psu.ch1.output, value: "${state}"}
+        """)
+    loaded = load_plan(plan, parse_overrides(["state=off", "quick=true", "vlow=${vin * 0.8}"]))
+    assert loaded.parameters["state"] == "off"  # a word, not a boolean
+    assert loaded.parameters["quick"] is True
+    assert loaded.parameters["vlow"].to("V") == pytest.approx(4.0)
