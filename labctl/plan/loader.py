@@ -411,66 +411,53 @@ class _Context:
                 else:
                     seen[sid] = self.pos(path)
 
+    def _collect(self, fn: Any, *args: Any) -> Any:
+        """Run one resolution; record its errors instead of raising. Returns None on error."""
+        try:
+            return fn(*args)
+        except ValidationErrors as err:
+            self.errors.extend(err.errors)
+        except LabctlError as err:
+            self.errors.append(err)
+        return None
+
     def check_steps(self, loaded: LoadedPlan) -> None:
         from labctl.checks.registry import all_checks, get_check
 
-        plan = loaded.plan
-        for group, step in plan.all_steps():
-            g, i = loaded.step_path(step)
-            sp = (g, i)
+        for group, step in loaded.plan.all_steps():
+            sp = loaded.step_path(step)
+            runs_per_corner = group == "steps" and step.per_corner and bool(loaded.corners)
+            corners: list[Corner | None] = list(loaded.corners) if runs_per_corner else [None]
+            # what does not depend on the check: when:, timeout:
+            if step.when is not None:
+                for c in corners:
+                    if self._collect(loaded.should_run, step, c) is None:
+                        break
+            timeout = self._collect(loaded.resolve_timeout, step, corners[0])
             spec = get_check(step.check)
             if spec is None:
                 close = suggest(step.check, all_checks())
                 families = sorted({n.split(".")[0] for n in all_checks()})
+                hint = (f"check families: {', '.join(families)}" if close
+                        else "checks: " + ", ".join(sorted(all_checks())))
                 self.err((*sp, "check"), f"unknown check {step.check!r}"
-                         + (f"; did you mean {close!r}?" if close else ""),
-                         "checks: " + ", ".join(sorted(all_checks())) if not close else
-                         f"check families: {', '.join(families)}")
+                         + (f"; did you mean {close!r}?" if close else ""), hint)
                 continue
-            runs_per_corner = group == "steps" and step.per_corner and bool(loaded.corners)
-            corners: list[Corner | None] = list(loaded.corners) if runs_per_corner else [None]
-            corner = corners[0]
-            # when:
-            if step.when is not None:
-                try:
-                    for c in corners:
-                        loaded.should_run(step, c)
-                except LabctlError as err:
-                    self.errors.append(err)
-            # args
+            # the arguments and limits, at every corner the step runs at
             args = None
-            try:
-                for c in corners:
-                    args = loaded.resolve_args(step, c)
-            except ValidationErrors as err:
-                self.errors.extend(err.errors)
-                args = None
-            except LabctlError as err:
-                self.errors.append(err)
-                args = None
+            for c in corners:
+                args = self._collect(loaded.resolve_args, step, c)
+                if args is None:
+                    break
+                if self._collect(loaded.resolve_limits, step, c, args) is None and step.limits:
+                    break
             if args is not None:
                 self._check_roles(loaded, step, spec, args)
-                try:
-                    loaded.resolve_limits(step, corner, args)
-                except ValidationErrors as err:
-                    self.errors.extend(err.errors)
-                except LabctlError as err:
-                    self.errors.append(err)
+                self._timeout_vs_estimate(loaded, step, args, timeout)
             elif step.limits and _fixed_measures(spec.args):
-                # the args are broken, but the limits can still be checked against the
+                # the arguments are broken, but the limits can still be checked against the
                 # check's fixed measurements
-                try:
-                    loaded.resolve_limits(step, corner, spec.args.model_construct())
-                except ValidationErrors as err:
-                    self.errors.extend(err.errors)
-                except LabctlError as err:
-                    self.errors.append(err)
-            try:
-                timeout = loaded.resolve_timeout(step, corner)
-            except LabctlError as err:
-                self.errors.append(err)
-                timeout = None
-            self._timeout_vs_estimate(loaded, step, args, timeout)
+                self._collect(loaded.resolve_limits, step, corners[0], spec.args.model_construct())
 
     def _timeout_vs_estimate(self, loaded: LoadedPlan, step: Step, args: Any, timeout: float | None) -> None:
         """A step timeout shorter than what the check needs to do its job is a warning."""

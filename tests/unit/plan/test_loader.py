@@ -296,3 +296,27 @@ def test_set_values_follow_plan_yaml_rules(tmp_path):
     assert loaded.parameters["state"] == "off"  # a word, not a boolean
     assert loaded.parameters["quick"] is True
     assert loaded.parameters["vlow"].to("V") == pytest.approx(4.0)
+
+
+def test_limits_and_timeouts_are_checked_at_every_corner_and_for_unknown_checks(tmp_path):
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        corners:
+          nominal: [0.75 V, 0.9 V, 3 A]
+        steps:
+          - id: rails
+            check: power.rails
+            args: {rails: [VDD_CORE]}
+            limits: {nominal: "${nominal}", tol: 3 %}
+          - id: mystery
+            check: power.mystery
+            timeout: 5 V
+        """)
+    _, errors = check_plan(plan)
+    got = [(e.line, e.column, e.message) for e in errors]
+    assert got == [
+        (3, 28, "corner nominal: 3 A does not match the axis's other values (voltage)"),
+        (8, 23, "nominal: 3 A is a current, but VDD_CORE is measured as a voltage (V)"),
+        (10, 14, "unknown check 'power.mystery'"),
+        (11, 14, "timeout: 5 V is a voltage, expected a time (e.g. 90 s, 5 min, 2 ms)"),
+    ]
