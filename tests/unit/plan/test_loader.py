@@ -317,6 +317,6 @@ def test_limits_and_timeouts_are_checked_at_every_corner_and_for_unknown_checks(
     assert got == [
         (3, 28, "corner nominal: 3 A does not match the axis's other values (voltage)"),
         (8, 23, "nominal: 3 A is a current, but VDD_CORE is measured as a voltage (V)"),
-        (10, 14, "unknown check 'power.mystery'"),
+        (10, 12, "unknown check 'power.mystery'"),
         (11, 14, "timeout: 5 V is a voltage, expected a time (e.g. 90 s, 5 min, 2 ms)"),
     ]
