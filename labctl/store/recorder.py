@@ -244,6 +244,7 @@ class Recorder:
                 last_beat = now
                 for run in runs:
                     try:
-                        self.store.touch_heartbeat(run.run_id, run.started[1].pid)
+                        if not self.store.touch_heartbeat(run.run_id, run.started[1].pid, run.session):
+                            self.problem = f"run {run.run_id} is owned by another process now"
                     except SQLAlchemyError:
                         pass  # the next batch write will notice and spool

@@ -211,15 +211,28 @@ class Store:
             )
         return True
 
-    def touch_heartbeat(self, run_id: str, pid: int, now: float | None = None) -> bool:
-        """Refresh the heartbeat of a run this process owns (False if it is not ours anymore)."""
+    def touch_heartbeat(self, run_id: str, pid: int, session: int | None = None, now: float | None = None) -> bool:
+        """Refresh the heartbeat of a run this process owns (False if another process owns it now).
+
+        A run of ours that another host marked ``interrupted`` (our heartbeats did not reach
+        the database for a while) is taken back: it is alive, so it is ``running`` again.
+        """
+        now = time.time() if now is None else now
+        mine = (runs.c.id == run_id, runs.c.pid == pid, runs.c.host == this_host())
         with self.engine.begin() as conn:
+            res = conn.execute(update(runs).where(*mine, runs.c.outcome == "running").values(heartbeat_at=now))
+            if res.rowcount == 1:
+                return True
             res = conn.execute(
-                update(runs)
-                .where(runs.c.id == run_id, runs.c.pid == pid, runs.c.host == this_host(),
-                       runs.c.outcome == "running")
-                .values(heartbeat_at=time.time() if now is None else now)
+                update(runs).where(*mine, runs.c.outcome == "interrupted")
+                .values(outcome="running", heartbeat_at=now, ended_at=None, message="")
             )
+            if res.rowcount == 1 and session is not None:
+                conn.execute(
+                    update(run_sessions)
+                    .where(run_sessions.c.run_id == run_id, run_sessions.c.session == session)
+                    .values(outcome=None, ended_at=None)
+                )
             return res.rowcount == 1
 
     def next_session(self, run_id: str) -> int:

@@ -244,3 +244,13 @@ def test_ending_runs_never_deadlocks_with_the_background_flush(store):
         s.end()
     assert rec._keeper is None
     assert len(query.list_runs(store, outcome="passed", limit=100)) == 40
+
+
+def test_a_live_run_marked_interrupted_by_mistake_takes_itself_back(store):
+    rec = Recorder(store, heartbeat_interval=0.1)
+    Script(rec, "back-1").start()
+    with store.engine.begin() as conn:  # e.g. another station judged our heartbeat stale
+        conn.execute(update(runs).where(runs.c.id == "back-1").values(outcome="interrupted", ended_at=1.0))
+    poll(lambda: query.list_runs(store)[0]["outcome"] == "running")
+    assert query.list_runs(store)[0]["ended_at"] is None
+    rec.close()
