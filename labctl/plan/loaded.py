@@ -319,7 +319,10 @@ class LoadedPlan:
         n = len(p.setup) + len(p.steps) + len(p.teardown)
         expanded = len(self.expand())
         seconds, unknown = self.estimate_seconds()
-        est = f"est. {'≥ ' if unknown else ''}{format_seconds(seconds)}"
+        if unknown and not seconds:
+            est = "duration unknown"
+        else:
+            est = f"est. {'≥ ' if unknown else ''}{format_seconds(seconds)}"
         corners = f"{len(self.corners)} corner{'s' if len(self.corners) != 1 else ''}"
         return (
             f"{p.name} v{p.version}: {n} steps ({len(p.setup)} setup, {len(p.steps)} steps, "

@@ -320,3 +320,12 @@ def test_limits_and_timeouts_are_checked_at_every_corner_and_for_unknown_checks(
         (10, 12, "unknown check 'power.mystery'"),
         (11, 14, "timeout: 5 V is a voltage, expected a time (e.g. 90 s, 5 min, 2 ms)"),
     ]
+
+
+def test_summary_says_when_the_duration_is_unknown(tmp_path):
+    plan = write(tmp_path, "p.yaml", "name: p\nsteps:\n  - id: ask\n    check: prompt\n    args: {message: Fit the heatsink}\n")
+    assert load_plan(plan).summary() == (
+        "p v1: 1 steps (0 setup, 1 steps, 0 teardown), 0 corners, 1 expanded, duration unknown")
+    plan2 = write(tmp_path, "q.yaml", "name: q\nsteps:\n  - id: w\n    check: wait\n    args: {duration: 2 min}\n"
+                  "  - id: ask\n    check: prompt\n    args: {message: ok?}\n")
+    assert load_plan(plan2).summary().endswith("est. ≥ 2m00s")
