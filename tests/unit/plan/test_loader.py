@@ -327,5 +327,5 @@ def test_summary_says_when_the_duration_is_unknown(tmp_path):
     assert load_plan(plan).summary() == (
         "p v1: 1 steps (0 setup, 1 steps, 0 teardown), 0 corners, 1 expanded, duration unknown")
     plan2 = write(tmp_path, "q.yaml", "name: q\nsteps:\n  - id: w\n    check: wait\n    args: {duration: 2 min}\n"
-                  "  - id: ask\n    check: prompt\n    args: {message: ok?}\n")
+                  "  - id: ask\n    check: prompt\n    args: {message: all good}\n")
     assert load_plan(plan2).summary().endswith("est. ≥ 2m00s")
