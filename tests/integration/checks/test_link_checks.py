@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labctl.checks.ber import ber_upper_bound, test_duration
+from labctl.checks.link import upper_bound
 from labctl.engine.events import Verdict
 from tests.integration.checks.conftest import lim
 
@@ -64,7 +65,7 @@ def test_marginal_lane_hot_and_loaded_fails_ber_naming_the_lane(faulty):
     errors, bits = out.values("errors")["3"], out.values("bits")["3"]
     assert errors > 0
     # the verdict is on the upper bound at the confidence level, not on the raw count
-    assert out.values("ber")["3"] == pytest.approx(ber_upper_bound(bits, errors, 0.95))
+    assert out.values("ber")["3"] == pytest.approx(upper_bound(bits, errors, 0.95))
     assert out.values("ber")["3"] > errors / bits
 
 

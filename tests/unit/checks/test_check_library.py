@@ -13,8 +13,9 @@ import pytest
 
 import labctl.checks.builtin as builtin
 from labctl.checks import registry
+from labctl.checks.ber import ber_upper_bound
 from labctl.checks.generic import fmt_duration, workload_percent
-from labctl.checks.link import _q_of, bathtub_opening
+from labctl.checks.link import EXACT_BOUND_MAX_ERRORS, _q_of, bathtub_opening, upper_bound
 
 
 def test_every_declared_check_is_implemented():
@@ -106,3 +107,18 @@ def test_bathtub_opening_extrapolates_to_the_target_ber():
 
 def test_a_closed_bathtub_has_no_opening():
     assert bathtub_opening([(x / 10, 0.5) for x in range(-5, 6)], 1e-12) == 0.0
+
+
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_ber_bound_for_many_errors_matches_the_exact_poisson_bound(confidence):
+    k = EXACT_BOUND_MAX_ERRORS
+    exact = ber_upper_bound(3e12, k, confidence)
+    assert upper_bound(3e12, k, confidence) == exact  # exact up to the threshold
+    approx = upper_bound(3e12, k + 1, confidence)  # the fast form just above it
+    assert approx == pytest.approx(ber_upper_bound(3e12, k + 1, confidence), rel=1e-3)
+    assert approx > exact
+
+
+def test_ber_bound_for_a_million_errors_is_quick_and_sane():
+    bound = upper_bound(3e12, 1_000_000, 0.95)
+    assert 1_000_000 / 3e12 < bound < 1.002 * 1_000_000 / 3e12
