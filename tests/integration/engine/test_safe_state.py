@@ -7,7 +7,6 @@ import signal
 import time
 
 import pytest
-
 from engine_support import DATA, RunProcess
 
 PLAN = str(DATA / "abortable.yaml")
