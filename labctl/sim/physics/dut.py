@@ -20,6 +20,7 @@ def stable_seed(*parts: object) -> int:
 class LaneParams:
     q0: float
     tempco: float = K.Q_TEMPCO
+    temp_scale: float | None = None  # degC; None: linear in temperature
 
 
 @dataclass
@@ -68,6 +69,7 @@ class DutParams:
             self.lanes[lane - 1] = LaneParams(
                 q0=float(spec.get("q0", K.MARGINAL_Q0)),
                 tempco=float(spec.get("tempco", K.MARGINAL_TEMPCO)),
+                temp_scale=float(spec.get("temp_scale", K.MARGINAL_TEMP_SCALE)),
             )
         elif name == "hot_spot":
             self.theta_die *= float(spec.get("factor", 1.4))

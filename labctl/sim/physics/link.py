@@ -11,7 +11,10 @@ from labctl.sim.physics.dut import LaneParams
 
 def lane_q(lane: LaneParams, die_temp: float, vio: float, vio_nominal: float = 0.90) -> float:
     """Q factor of one lane at a die temperature and IO rail voltage."""
-    q = lane.q0 * (1.0 - lane.tempco * (die_temp - 25.0))
+    rise = die_temp - 25.0
+    if lane.temp_scale and rise > 0:
+        rise = lane.temp_scale * (1.0 - math.exp(-rise / lane.temp_scale))
+    q = lane.q0 * (1.0 - lane.tempco * rise)
     under = max(0.0, 1.0 - vio / vio_nominal) if vio_nominal > 0 else 1.0
     q *= max(0.0, 1.0 - K.Q_VIO_SENS * under)
     return max(0.0, q)

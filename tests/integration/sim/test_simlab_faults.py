@@ -56,9 +56,9 @@ def test_variant_and_faults_come_from_the_fixture_per_serial(tmp_path):
     path = isolated_fixture(tmp_path, dut="SIM-MARG-0003")
     lab = SimulatedLab(load_fixture(path))
     assert lab.dut_serial == "SIM-MARG-0003"
-    assert lab.board.params.lanes[2].q0 < lab.board.params.lanes[0].q0 - 0.5
+    assert lab.board.params.lanes[2].tempco > 10 * lab.board.params.lanes[0].tempco
     golden = SimulatedLab(load_fixture(path), dut_serial="SIM-GOLD-0002")
-    assert golden.board.params.lanes[2].q0 > 8.5
+    assert golden.board.params.lanes[2].tempco == lab.board.params.lanes[0].tempco
 
 
 def test_process_variation_is_seeded_per_serial(tmp_path):

@@ -106,3 +106,41 @@ def test_overtemp_runs_away_and_trips(tmp_path):
     s = hot_corner(tmp_path, "SIM-OT-0010", duts={"SIM-OT-0010": {"variant": "overtemp"}})
     assert s["peak_die"] > 110.0
     assert s["VDD_CORE_V"] == 0.0  # THERMTRIP turned the rails off
+
+
+def flagship_corner(tmp_path, serial_no: str, ambient: float, **sim) -> tuple[float, float]:
+    """(die temp, theta = (die - inlet) / input power) after 40 min of full load at ``ambient``."""
+    import pyvisa
+
+    clock = ManualClock()
+    with SimulatedLab(load_fixture(isolated_fixture(tmp_path, dut=serial_no, **sim)), clock=clock) as lab:
+        con = Console(lab.addresses["dut"])
+        rm = pyvisa.ResourceManager("@py")
+        try:
+            psu = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+            daq = rm.open_resource(lab.addresses["daq"], read_termination="\n", write_termination="\n", timeout=2000)
+            power_on(psu, clock=clock)
+            set_chamber(lab, ambient)
+            con.cmd("load stress 100")
+            clock.advance(2400)
+            die = die_temp(con)
+            inlet = float(daq.query("MEAS:TEMP? TC,K,(@104)"))
+            p_in = float(psu.query("MEAS:VOLT? (@1)")) * float(psu.query("MEAS:CURR? (@1)"))
+            psu.close()
+            daq.close()
+            return die, (die - inlet) / p_in
+        finally:
+            rm.close()
+            con.close()
+
+
+@pytest.mark.parametrize("ambient", [0.0, 45.0])
+def test_flagship_corners_separate_golden_hot_spot_and_overtemp_by_theta(tmp_path, ambient):
+    die, theta = flagship_corner(tmp_path / "g", "SIM-GOLD-0001", ambient)
+    assert die < 95.0 - 10 and theta < 0.92
+    _, theta_hot = flagship_corner(tmp_path / "h", "SIM-HOT-0009", ambient,
+                                   duts={"SIM-HOT-0009": {"faults": ["hot_spot"]}})
+    assert theta_hot > 1.05
+    _, theta_ot = flagship_corner(tmp_path / "o", "SIM-OT-0010", ambient,
+                                  duts={"SIM-OT-0010": {"faults": ["overtemp"]}})
+    assert theta_ot > 2.0

@@ -119,6 +119,7 @@ def test_two_clients_share_one_instrument(rm, lab):
     b = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
     try:
         a.write("VOLT 4.2,(@1)")
+        assert a.query("*OPC?") == "1"  # connections are independent: sync before asking on b
         assert float(b.query("VOLT? (@1)")) == pytest.approx(4.2)
     finally:
         a.close()
