@@ -74,7 +74,7 @@ ToleranceOrExpr = Annotated[
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", validate_default=True)
 
 
 class Limit(_Strict):
@@ -191,7 +191,7 @@ class Interlock(_Strict):
     max: QuantityOrExpr | None = Field(None, description="trip above this")
     min: QuantityOrExpr | None = Field(None, description="trip below this")
     stale_after: QuantityOrExpr = Field(
-        Quantity(3.0, "s"), description="a reading older than this (or failing) trips too"
+        "3 s", description="a reading older than this (or failing) trips too"
     )
     action: Literal["abort"] = Field("abort", description="abort: to the safe state, run ABORTED")
 
@@ -203,7 +203,7 @@ class Interlock(_Strict):
 
 
 class Safety(_Strict):
-    poll_interval: QuantityOrExpr = Field(Quantity(1.0, "s"), description="how often interlocks are read")
+    poll_interval: QuantityOrExpr = Field("1 s", description="how often interlocks are read")
     interlocks: list[Interlock] = Field(default_factory=list)
 
 
