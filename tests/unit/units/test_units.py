@@ -135,3 +135,17 @@ def test_importing_units_does_not_import_pint():
     code = "import sys, labctl.units; print('pint' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_display_forms():
+    from labctl.units import display_symbol, format_quantity, looks_like_quantity
+
+    assert str(parse_quantity("32 GT/s")) == "32 GT/s"
+    assert str(parse_quantity("56 Gbps")) == "56 Gbps"
+    assert str(parse_quantity("3 %")) == "3 %"
+    assert str(parse_quantity("1.5 degC/min")) == "1.5 degC/min"
+    assert display_symbol("delta_degC") == "degC"
+    assert format_quantity(0.75123, "V") == "0.7512 V"
+    assert format_quantity(95, "percent") == "95 %"
+    assert looks_like_quantity("0.75 V") and looks_like_quantity("1e-12") and looks_like_quantity("±25 mV")
+    assert not looks_like_quantity("PRBS31") and not looks_like_quantity("L0") and not looks_like_quantity("5$")
