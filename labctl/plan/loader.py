@@ -10,7 +10,6 @@ the fixture (roles and named channels), when one is given.
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +24,11 @@ from labctl.errors import (
     UsageError,
     ValidationErrors,
 )
+from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
-from labctl.plan.model import Expr, Parameter, Plan, Step
+from labctl.plan.model import Parameter, Plan, Step
 from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors, suggest
 from labctl.plan.source import _loader as _yaml_loader
 from labctl.resources import resolve_data_path
@@ -145,7 +145,7 @@ def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
     return out
 
 
-class _Context:
+class _Context(StationChecks):
     def __init__(self, display: str, smap: SourceMap, errors: list[LabctlError]) -> None:
         self.display = display
         self.smap = smap
@@ -487,166 +487,12 @@ class _Context:
                      f"{', '.join(missing)}, not listed in requires:",
                      f"add {', '.join(missing)} to requires: at the top of the plan")
 
-    # -- safety -----------------------------------------------------------------------------
-    def check_safety(self, loaded: LoadedPlan) -> None:
-        safety = loaded.plan.safety
-        if safety is None:
-            return
-        env = loaded.env(None)
-        for f in ("poll_interval",):
-            self._time_field(loaded, getattr(safety, f), ("safety", f), env)
-        for i, lock in enumerate(safety.interlocks):
-            base = ("safety", "interlocks", i)
-            self._time_field(loaded, lock.stale_after, (*base, "stale_after"), env)
-            dim = _signal_dimension(lock.signal)
-            bounds = {}
-            for f in ("max", "min"):
-                v = getattr(lock, f)
-                if v is None:
-                    continue
-                try:
-                    v = loaded.render(str(v), (*base, f), env) if isinstance(v, Expr) else v
-                    q = parse_quantity(v, dim, what=f)
-                    bounds[f] = q
-                except UnitError as err:
-                    msg = err.message
-                    if dim:
-                        msg = msg.replace("expected", f"but {lock.signal} is", 1)
-                    self.err((*base, f), msg, err.hint, cls=UnitError)
-                except LabctlError as err:
-                    self.errors.append(err)
-            if "max" in bounds and "min" in bounds:
-                try:
-                    if bounds["min"].pint() >= bounds["max"].pint():
-                        self.err((*base, "min"), f"interlock on {lock.signal}: min {bounds['min']} is not below max {bounds['max']}")
-                except Exception:
-                    self.err((*base, "min"), f"interlock on {lock.signal}: min and max have different units kinds",
-                             cls=UnitError)
-            role = lock.signal.split(".")[0] if "." in lock.signal else None
-            if role and loaded.plan.requires and role not in loaded.plan.requires:
-                self.err((*base, "signal"), f"interlock signal {lock.signal} uses role {role!r}, not listed in requires:",
-                         f"add {role} to requires:")
-
-    def _time_field(self, loaded: LoadedPlan, value: Any, path: tuple[Any, ...], env: dict[str, Any]) -> None:
-        try:
-            v = loaded.render(str(value), path, env) if isinstance(value, Expr) else value
-            q = parse_quantity(v, "time", what=path[-1])
-            if q.magnitude <= 0:
-                self.err(path, f"{path[-1]} must be positive")
-        except UnitError as err:
-            self.err(path, err.message, err.hint, cls=UnitError)
-        except LabctlError as err:
-            self.errors.append(err)
-
-    # -- fixture ----------------------------------------------------------------------------
-    def check_fixture(self, loaded: LoadedPlan, fixture: Any) -> None:
-        roles = fixture.roles
-        station = getattr(fixture, "station", "?")
-        offered = ", ".join(roles) or "none"
-        for role, pos in loaded.requires_pos.items():
-            if role not in roles:
-                close = suggest(role, roles)
-                self.errors.append(located(
-                    pos, f"required role {role!r} is not offered by station {station}"
-                    + (f"; did you mean {close!r}?" if close else ""),
-                    f"the fixture offers: {offered}",
-                ))
-        channels = fixture.channels
-        from labctl.checks.registry import get_check
-
-        for _group, step in loaded.plan.all_steps():
-            sp = loaded.step_path(step)
-            spec = get_check(step.check)
-            if spec is None:
-                continue
-            try:
-                args = loaded.resolve_args(step, loaded.corners[0] if loaded.corners and step.per_corner else None)
-                channel_names, arg_roles = args.channels(), args.roles()
-            except LabctlError:
-                # the arguments are broken (reported already); still check the channels named
-                channel_names = _raw_channels(step.args, spec.args.channel_fields)
-                arg_roles = []
-            for name in channel_names:
-                if name not in channels:
-                    close = suggest(name, channels)
-                    self.err(_find_in(step.args, name, (*sp, "args")) or (*sp, "args"),
-                             f"channel {name!r} is not mapped in station {station}"
-                             + (f"; did you mean {close!r}?" if close else ""),
-                             "add it under channels: in the fixture (NAME: role@channel), mapped: "
-                             + (", ".join(channels) or "none"))
-            for role in dict.fromkeys([*spec.roles, *arg_roles]):
-                # roles listed in requires: are reported there, once
-                if role not in roles and role not in loaded.plan.requires:
-                    self.err((*sp, "check"), f"step {step.id!r} needs role {role!r}, not offered by station {station}",
-                             f"the fixture offers: {offered}")
-        if loaded.plan.safety:
-            for i, lock in enumerate(loaded.plan.safety.interlocks):
-                path = ("safety", "interlocks", i, "signal")
-                head = lock.signal.split(".")[0]
-                if "." not in lock.signal:
-                    if lock.signal not in channels:
-                        close = suggest(lock.signal, channels)
-                        self.err(path, f"interlock signal {lock.signal!r} is not a channel of station {station}"
-                                 + (f"; did you mean {close!r}?" if close else ""),
-                                 "a signal is role.property (dut.die_temp) or a named channel of the fixture")
-                elif head not in roles and head not in channels:
-                    self.err(path, f"interlock signal {lock.signal!r}: station {station} has no role {head!r}",
-                             f"the fixture offers: {offered}")
 
 
 def _fixed_measures(model: Any) -> bool:
     from labctl.checks.registry import CheckArgs
 
     return bool(model.MEASURES) and model.measurements is CheckArgs.measurements
-
-
-def _raw_channels(args: dict[str, Any], fields: tuple[str, ...]) -> list[str]:
-    out: list[str] = []
-    for f in fields:
-        v = args.get(f)
-        if isinstance(v, str) and "${" not in v:
-            out.append(v)
-        elif isinstance(v, list):
-            out.extend(x for x in v if isinstance(x, str) and "${" not in x)
-    return out
-
-
-def _find_in(obj: Any, value: str, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """The path inside raw YAML data where the scalar ``value`` (or a key equal to it) is."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k == value:
-                return (*path, k)
-            found = _find_in(v, value, (*path, k))
-            if found:
-                return found
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            found = _find_in(v, value, (*path, i))
-            if found:
-                return found
-    elif obj == value:
-        return path
-    return None
-
-
-_SIGNAL_DIMENSIONS = (
-    (re.compile(r"temp|_tc$|^tc_|thermo", re.I), "temperature"),
-    (re.compile(r"curr|amps?$|^i_", re.I), "current"),
-    (re.compile(r"volt|^v_|_v$", re.I), "voltage"),
-    (re.compile(r"power|watts?$|^p_", re.I), "power"),
-)
-
-
-def _signal_dimension(signal: str) -> str | None:
-    """What an interlock signal measures, from its last name (``dut.die_temp`` -> temperature)."""
-    if "." not in signal:
-        return None
-    last = signal.rsplit(".", 1)[1]
-    for rx, dim in _SIGNAL_DIMENSIONS:
-        if rx.search(last):
-            return dim
-    return None
 
 
 __all__ = ["Corner", "LoadedPlan", "check_library", "check_plan", "is_step_library", "load_plan", "parse_overrides"]
