@@ -10,6 +10,7 @@ the fixture (roles and named channels), when one is given.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
-from labctl.plan.model import Parameter, Plan, Step
+from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
 from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors, suggest
 from labctl.plan.source import _loader as _yaml_loader
 from labctl.resources import resolve_data_path
@@ -228,12 +229,27 @@ class _Context(StationChecks):
                 return q.magnitude if not q.unit and not q.delta else q
         return value
 
+    def _usable_name(self, name: Any, section: str) -> bool:
+        """Parameter and corner names are words the expression language can use."""
+        what = "parameter" if section == "parameters" else "corner axis"
+        if not re.match(NAME_PATTERN, str(name)):
+            self.err((section, name), f"{what} name {name!r} must be a word (letters, digits, _)",
+                     "it is used as ${name} in expressions", key=True)
+            return False
+        if str(name).lower() in KEYWORDS:
+            self.err((section, name), f"{what} name {name!r} is a word of the expression language",
+                     "choose another name (and, or, not, true, false are reserved)", key=True)
+            return False
+        return True
+
     def parameters(self, data: dict[str, Any], plan: Plan | None, overrides: dict[str, str]) -> dict[str, Any]:
         raw = data.get("parameters")
         if not isinstance(raw, dict):
             raw = {}
         decls: dict[str, Parameter] = {}
         for name, value in raw.items():
+            if not self._usable_name(name, "parameters"):
+                continue
             if ("parameters", name) in self.broken or ("parameters",) in self.broken:
                 continue
             try:
@@ -344,6 +360,8 @@ class _Context(StationChecks):
             return {}, []
         axes: dict[str, list[Any]] = {}
         for axis, values in raw.items():
+            if not self._usable_name(axis, "corners"):
+                continue
             if not isinstance(values, list) or not values:
                 continue
             converted = []

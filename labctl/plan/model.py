@@ -30,6 +30,7 @@ from labctl.units import Quantity, parse_quantity, parse_tolerance
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 SIGNAL_PATTERN = r"^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$"
+KEYWORDS = ("and", "or", "not", "true", "false")
 LIMIT_KEYS = ("min", "max", "nominal", "tol", "equals", "regex", "marginal")
 
 
@@ -253,16 +254,6 @@ class Plan(_Strict):
     teardown: list[Step] = Field(
         default_factory=list, description="always runs: pass, fail, error, abort"
     )
-
-    @field_validator("parameters", "corners")
-    @classmethod
-    def _names(cls, v: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        for name in v:
-            if not re.match(NAME_PATTERN, str(name)):
-                raise ValueError(
-                    f"{info.field_name[:-1]} name {name!r} must be a word (letters, digits, _)"
-                )
-        return v
 
     @field_validator("corners")
     @classmethod

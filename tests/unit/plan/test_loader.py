@@ -329,3 +329,11 @@ def test_summary_says_when_the_duration_is_unknown(tmp_path):
     plan2 = write(tmp_path, "q.yaml", "name: q\nsteps:\n  - id: w\n    check: wait\n    args: {duration: 2 min}\n"
                   "  - id: ask\n    check: prompt\n    args: {message: all good}\n")
     assert load_plan(plan2).summary().endswith("est. ≥ 2m00s")
+
+
+def test_parameter_names_must_be_usable_in_expressions(tmp_path):
+    plan = write(tmp_path, "p.yaml", "name: p\nparameters:\n  not: 1\n  v-in: 5 V\nsteps: []\n")
+    _, errors = check_plan(plan)
+    messages = [e.message for e in errors]
+    assert messages == ["parameter name 'not' is a word of the expression language",
+                        "parameter name 'v-in' must be a word (letters, digits, _)"]
