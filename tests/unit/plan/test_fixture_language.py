@@ -109,3 +109,17 @@ def test_bad_yaml_in_fixture(tmp_path):
     with pytest.raises(FixtureError) as e:
         load_fixture(path)
     assert e.value.line == 4 and e.value.message.startswith("bad YAML")
+
+
+def test_roles_get_profiles_of_the_right_kind_and_channels_exist(tmp_path):
+    text = (GOOD.replace("driver: keysight-e36312a", "driver: keysight-34465a")
+            .replace("VDD_CORE: daq@(@111)", "VDD_CORE: daq@(@411)\n  LANE9: dut@9"))
+    path = write(tmp_path, text)
+    _, errors, _ = check_fixture_file(path)
+    got = [f"{e.line}:{e.column}: {e.message}" for e in errors]
+    assert got == [
+        "4:13: role psu needs a power supply but keysight-34465a is a multimeter",
+        "17:13: channel VDD_CORE: keysight-daq970a has no channel '(@411)'",
+        "18:10: channel LANE9: accel-console has no channel '9'",
+    ]
+    assert errors[2].hint == "its channels: 1, 2, 3, 4, 5, 6, 7, 8"
