@@ -162,10 +162,21 @@ class Recorder:
                 f"run id {e.run_id} already exists in {self.store.display_url}",
                 hint="a new run needs a new id; to continue a run set resumed_from to its id",
             )
+        if continuing and session > 0:
+            self._check_not_running_elsewhere(e.run_id)
         run = _Run(e.run_id, session, (0, e))
         self._runs[e.run_id] = run
         self._commit(run, Batch(e.run_id, session, [(0, e)]))
         self._start_keeper()
+
+    def _check_not_running_elsewhere(self, run_id: str) -> None:
+        """Two processes must never write one run: a resume of a live run is refused."""
+        info = self.store.resume_info(run_id)
+        if info.outcome == "running":
+            self.store.mark_interrupted()  # its owner may have died since the store was opened
+            info = self.store.resume_info(run_id)
+        if info.outcome == "running":
+            raise StoreError(f"cannot resume: {info.reason}", hint="wait for it to end, or stop it first")
 
     def _flush(self, run: _Run, *, with_measurements: bool) -> None:
         items = run.pending

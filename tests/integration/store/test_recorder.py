@@ -254,3 +254,15 @@ def test_a_live_run_marked_interrupted_by_mistake_takes_itself_back(store):
     poll(lambda: query.list_runs(store)[0]["outcome"] == "running")
     assert query.list_runs(store)[0]["ended_at"] is None
     rec.close()
+
+
+def test_resuming_a_run_that_is_still_alive_is_refused(store):
+    rec = Recorder(store)
+    Script(rec, "live-1").start()  # this process owns it and is alive
+    bus = ev.EventBus()
+    bus.subscribe(Recorder(store))
+    Script(bus, "live-1").start(resumed_from="live-1")
+    assert isinstance(bus.errors[0][1], StoreError)
+    assert "still running" in str(bus.errors[0][1])
+    assert store.next_session("live-1") == 1  # no second session was opened
+    rec.close()
