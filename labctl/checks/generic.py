@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -125,6 +126,28 @@ def set_workload(ctx: Any, percent: float) -> Callable[[], None]:
         before = 0.0
     dut.set_load(percent)
     return lambda: dut.set_load(before)
+
+
+def cleanup(ctx: Any, *actions: Callable[[], Any]) -> None:
+    """Run every clean-up action (load off, workload back, chamber back), even after an abort
+    or the step's timeout (the checkpoint is suspended meanwhile) and even when an earlier
+    action failed. Failures are logged; the first is raised only when no other exception is
+    already on its way out."""
+    in_flight = sys.exc_info()[1]
+    saved = (ctx.enforce_abort, ctx.deadline)
+    ctx.enforce_abort, ctx.deadline = False, None
+    first: Exception | None = None
+    try:
+        for action in actions:
+            try:
+                action()
+            except Exception as err:  # every action runs; the error is reported below
+                ctx.log(f"clean-up action failed: {err}", "warning")
+                first = first or err
+    finally:
+        ctx.enforce_abort, ctx.deadline = saved
+    if first is not None and in_flight is None:
+        raise first
 
 
 def wait_for(ctx: Any, condition: Callable[[], Any], *, timeout: float, poll: float = 1.0,

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
 
 from labctl.checks.ber import ber_upper_bound, test_duration
-from labctl.checks.generic import finish, fmt_duration, limit_or, plan_limit, raw_driver, wait_for
+from labctl.checks.generic import (
+    cleanup,
+    finish,
+    fmt_duration,
+    limit_or,
+    plan_limit,
+    raw_driver,
+    wait_for,
+)
 from labctl.checks.registry import implementation
 from labctl.engine.events import Verdict
 from labctl.errors import InstrumentError
@@ -187,7 +196,7 @@ def _bert_run(ctx: Any, args: Any, duration: float) -> dict[str, Any]:
                          f"errors {bad or 'none'}", min(1.0, elapsed / duration))
             ctx.sleep(min(poll, duration - elapsed) if elapsed < duration - 0.2 else 0.5)
     finally:
-        bert.stop()
+        cleanup(ctx, bert.stop)
     return {ln: bert.results(ln) for ln in lanes}
 
 
@@ -210,7 +219,7 @@ def _dut_run(ctx: Any, args: Any, duration: float) -> dict[str, Any]:
         if not wait_for(ctx, enough, timeout=duration * 0.5 + 30.0, poll=1.0, what="the DUT's PRBS checkers"):
             ctx.log("the DUT's checkers compared fewer bits than the test needs", "warning")
     finally:
-        dut.prbs_stop()
+        cleanup(ctx, dut.prbs_stop)
     after = dut.prbs_counters()
     lanes = select_lanes(args.lanes, after.keys())
     out: dict[str, Any] = {}
@@ -379,9 +388,7 @@ def link_bathtub(ctx: Any, args: Any) -> None:
                 ctx.sample(f"bathtub_lane{ln}", ber, "")
             ctx.progress(f"bathtub ({args.axis}): point {n} of {args.points} at {pos:+.3g} {unit}", n / args.points)
     finally:
-        for ln in lanes:
-            move(ln, 0.0)
-        bert.stop()
+        cleanup(ctx, *[functools.partial(move, ln, 0.0) for ln in lanes], bert.stop)
     for ln in lanes:
         ctx.measure("opening", bathtub_opening(curves[ln], args.target_ber), unit, labels={"lane": ln})
     finish(ctx, start)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labctl.checks.generic import (
+    cleanup,
     finish,
     fmt_duration,
     fmt_value,
@@ -288,7 +289,7 @@ def power_efficiency(ctx: Any, args: Any) -> None:
             ctx.log(f"load {amps:g} A: out {p_out:.3f} W, in {last_in:.3f} W (base {p_base:.3f} W)", "debug")
             ctx.measure("efficiency", eff, "%", labels={"load": f"{amps:g} A"})
     finally:
-        load.set_input(False)
+        cleanup(ctx, lambda: load.set_input(False))
     ctx.measure("input_power", last_in, "W", labels={"load": f"{args.load_steps[-1].to('A'):g} A"})
     finish(ctx, start)
 
@@ -319,7 +320,7 @@ def power_budget(ctx: Any, args: Any) -> None:
     try:
         powers = _poll_power(ctx, args.duration, f"power budget ({args.workload})")
     finally:
-        restore()
+        cleanup(ctx, restore)
     labels = {"load": args.workload}
     ctx.measure("input_power", statistics.fmean(powers), "W", labels=labels)
     ctx.measure("peak_power", max(powers), "W", labels=labels)
@@ -375,7 +376,7 @@ def perf_per_watt(ctx: Any, args: Any) -> None:
         else:
             tops = convert(statistics.fmean(rates), args.throughput_unit, "TOPS")
     finally:
-        restore()
+        cleanup(ctx, restore)
     power = statistics.fmean(powers)
     if any(throttled):
         ctx.log(f"the DUT throttled during {sum(throttled)} of {len(throttled)} polls", "warning")

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labctl.checks.generic import (
+    cleanup,
     finish,
     fmt_duration,
     input_power,
@@ -244,9 +245,8 @@ def thermal_throttle(ctx: Any, args: Any) -> None:
         ctx.measure("recovery_time", ctx.clock.monotonic() - asserted_at, "s")
         ctx.log(f"throttle test took {fmt_duration(ctx.clock.monotonic() - began)}")
     finally:
-        restore()
-        if chamber is not None and original_sp is not None:
-            chamber.set_setpoint(original_sp)
+        back = [] if chamber is None or original_sp is None else [lambda: chamber.set_setpoint(original_sp)]
+        cleanup(ctx, *back, restore)
     finish(ctx, start)
 
 

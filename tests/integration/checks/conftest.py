@@ -117,6 +117,7 @@ def make_bench(tmp_path: Path, **sim: Any) -> Iterator[Bench]:
         try:
             yield Bench(lab, station, fixture, clock)
         finally:
+            lab.clear_faults()
             station.safe_state()
 
 
