@@ -6,7 +6,6 @@ computed from arguments, reading role properties by name, input power).
 
 from __future__ import annotations
 
-import math
 import re
 import statistics
 import sys
@@ -563,7 +562,3 @@ def set_(ctx: Any, args: Any) -> None:
             wire = _bool(wire)
         driver.set(prop, wire, channel)
     ctx.log(f"set {args.target} = {args.value}")
-
-
-def isfinite(value: Any) -> bool:
-    return isinstance(value, int | float) and math.isfinite(value)
