@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -282,3 +283,50 @@ def samples(store: Store, run_ids: str | list[str] | None = None, *, series: str
     return _frame(store, q, ("t",))
 
 
+
+
+# -- following a run while it is written (the TUI's watch mode) --------------------------------
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where :func:`follow` stopped: the last row id seen in each growing table."""
+
+    measurement: int = 0
+    sample: int = 0
+    log: int = 0
+
+
+def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dict[str, Any], Cursor]:
+    """What a live view needs since ``cursor``: the run row (outcome, heartbeat), every step
+    (small; outcomes change), and the measurements, samples and logs committed since.
+
+        changes, cur = follow(store, run_id)
+        while changes["run"]["outcome"] == "running":
+            time.sleep(1); changes, cur = follow(store, run_id, cur)
+    """
+    cur = cursor or Cursor()
+    run_id = find_run(store, run_id)
+    with store.read_engine.connect() as conn:  # one snapshot for all of it
+        run = dict(conn.execute(select(*[c for c in T.runs.c if c.name != "plan_text"])
+                                .where(T.runs.c.id == run_id)).one()._mapping)
+        step_list = [dict(r._mapping) for r in conn.execute(
+            select(*_STEP_COLUMNS).where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))]
+        ms = [dict(r._mapping) for r in conn.execute(
+            select(T.measurements.c.id, T.steps.c.step_key, *_MEASUREMENT_COLUMNS)
+            .join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+            .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement)
+            .order_by(T.measurements.c.id))]
+        ss = [dict(r._mapping) for r in conn.execute(
+            select(T.samples.c.id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value,
+                   T.samples.c.unit)
+            .join(T.steps, T.samples.c.step_ref == T.steps.c.id)
+            .where(T.samples.c.run_id == run_id, T.samples.c.id > cur.sample).order_by(T.samples.c.id))]
+        ls = [dict(r._mapping) for r in conn.execute(
+            select(T.logs.c.id, T.logs.c.step_key, T.logs.c.level, T.logs.c.message, T.logs.c.t)
+            .where(T.logs.c.run_id == run_id, T.logs.c.id > cur.log).order_by(T.logs.c.id))]
+    new = Cursor(
+        measurement=ms[-1]["id"] if ms else cur.measurement,
+        sample=ss[-1]["id"] if ss else cur.sample,
+        log=ls[-1]["id"] if ls else cur.log,
+    )
+    return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls}, new

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,7 +181,7 @@ class DbSink:
             return  # replayed: already recorded
         existing = conn.execute(select(runs.c.plan_hash, runs.c.sessions).where(runs.c.id == b.run_id)).first()
         owner = {
-            "host": e.host, "pid": e.pid, "heartbeat_at": e.time,
+            "host": e.host, "pid": e.pid, "heartbeat_at": time.time(),  # wall clock, not the run clock
             "owner_token": process_token(e.pid) if e.host == this_host() else "",
             "heartbeat_interval": self.heartbeat_interval, "labctl_version": e.labctl_version,
         }

@@ -127,13 +127,15 @@ def test_samples_and_the_running_step_reach_readers_without_further_events(store
 
 def test_heartbeat_is_refreshed_while_open_and_stops_at_run_end(store):
     rec = Recorder(store, heartbeat_interval=0.2)
-    s = Script(rec, "hb-1", t0=time.time() - 100)
-    first = s.start().time
+    s = Script(rec, "hb-1", t0=time.time() - 1e6)  # the run's clock may be simulated
+    s.start()
 
     def heartbeat():
         with store.read_engine.connect() as conn:
             return conn.execute(select(runs.c.heartbeat_at).where(runs.c.id == "hb-1")).scalar()
 
+    first = heartbeat()
+    assert abs(first - time.time()) < 3600  # heartbeats are wall-clock time
     poll(lambda: heartbeat() > first)
     s.end()
     assert rec._keeper is None  # the background thread is gone with the last open run
@@ -165,6 +167,7 @@ def test_runs_of_dead_owners_are_interrupted_but_live_ones_never(store, db_url):
         Script(rec, rid, t0=t - 0.5).start(**({"host": host, "pid": 4242} if host else {}))
         rec.close()
     with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == "far-stale").values(heartbeat_at=now - 3600))
         conn.execute(update(runs).where(runs.c.id == "here-dead").values(pid=dead_pid()))
         conn.execute(update(runs).where(runs.c.id == "here-reused").values(owner_token="12345"))
     with open_store(db_url) as again:
@@ -266,3 +269,49 @@ def test_resuming_a_run_that_is_still_alive_is_refused(store):
     assert "still running" in str(bus.errors[0][1])
     assert store.next_session("live-1") == 1  # no second session was opened
     rec.close()
+
+
+def test_a_watcher_follows_a_run_while_it_is_written(store, db_url):
+    rec = Recorder(store)
+    s = Script(rec, "watch-1")
+    s.start()
+    s.step("a", {"x": 0.75, "y": 0.76})
+    with open_store(db_url, mark_interrupted=False) as watcher:
+        changes, cur = query.follow(watcher, "watch-1")
+        assert changes["run"]["outcome"] == "running"
+        assert [m["name"] for m in changes["measurements"]] == ["x", "y"]
+        key = s.step("b", {"z": 0.77}, end=False)
+        s.emit(ev.LogMessage, level="info", message="soaking", step_key=key)
+        s.emit(ev.SampleRecorded, step_key=key, series="temp", value=45.0)
+        rec.flush()
+        changes, cur = query.follow(watcher, "watch-1", cur)
+        assert changes["measurements"] == []  # step b's measurements come with its end
+        assert [x["value"] for x in changes["samples"]] == [45.0]
+        assert [x["message"] for x in changes["logs"]] == ["soaking"]
+        assert [x["outcome"] for x in changes["steps"]] == ["PASS", None]
+        s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.PASS)
+        s.end()
+        changes, cur = query.follow(watcher, "watch-1", cur)
+        assert [m["name"] for m in changes["measurements"]] == ["z"]
+        assert changes["samples"] == [] and changes["logs"] == []
+        assert changes["run"]["outcome"] == "passed"
+
+
+def test_one_recorder_follows_two_duts_interleaved(store):
+    """Two fixture slots in one process share a bus: events are routed by run id."""
+    bus = ev.EventBus()
+    bus.subscribe(Recorder(store))
+    a, b = Script(bus, "slot-a"), Script(bus, "slot-b")
+    a.start(dut="DUT-A", slot="A")
+    b.start(dut="DUT-B", slot="B")
+    ka = a.step("rails", {"vdd": 0.75}, end=False)
+    kb = b.step("rails", {"vdd": 0.90}, end=False)
+    b.emit(ev.StepEnded, step_key=kb, outcome=ev.StepOutcome.FAIL)
+    a.emit(ev.StepEnded, step_key=ka, outcome=ev.StepOutcome.PASS)
+    b.end(ev.RunOutcome.FAILED)
+    a.end()
+    assert bus.errors == []
+    df = query.measurements(store)
+    assert sorted(zip(df.dut_serial, df.slot, df.value, df.verdict, strict=True)) == [
+        ("DUT-A", "A", 0.75, "PASS"), ("DUT-B", "B", 0.90, "FAIL")]
+    assert {r["id"]: r["outcome"] for r in query.list_runs(store)} == {"slot-a": "passed", "slot-b": "failed"}
