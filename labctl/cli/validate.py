@@ -8,6 +8,7 @@ step library; anything else is a plan. A directory means every ``*.yaml`` in it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,10 @@ import click
               help="override a plan parameter (repeatable), e.g. --set vin=11.4V")
 @click.option("--list-checks", is_flag=True, help="list every known check with its arguments and exit")
 @click.option("--show", is_flag=True, help="also print each valid plan's parameters and run order")
+@click.option("--format", "fmt", type=click.Choice(["text", "github"]), default="text", show_default=True,
+              help="github: also print each problem as a GitHub Actions annotation on stdout")
 def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[str, ...],
-             list_checks: bool, show: bool) -> None:
+             list_checks: bool, show: bool, fmt: str) -> None:
     """Check test plans, step libraries and fixtures before anything is powered.
 
     Exit 0 when every file is valid (one summary line each), 4 when anything is wrong
@@ -31,6 +34,7 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
     """
     from labctl.errors import ExitCode, LabctlError, UsageError
 
+    _OUTPUT["format"] = fmt
     if list_checks:
         _list_checks()
         return
@@ -137,14 +141,34 @@ def _redisplay(err, real: str, shown: str):  # noqa: ANN001, ANN202 - tiny helpe
     return err
 
 
+_OUTPUT = {"format": "text"}
+_LOCATED = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
+
+
+def _annotation(kind: str, file: str | None, line: int | None, col: int | None, message: str) -> str:
+    """A GitHub Actions workflow command: ``::error file=F,line=L,col=C::message``."""
+    props = ",".join(f"{k}={v}" for k, v in (("file", file), ("line", line), ("col", col)) if v is not None)
+    text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::{kind} {props}::{text}" if props else f"::{kind}::{text}"
+
+
 def _print_errors(errors) -> None:  # noqa: ANN001
     for e in errors:
         click.echo(e.format(), err=True)
+        if _OUTPUT["format"] == "github":
+            msg = e.message + (f" (hint: {e.hint})" if e.hint else "")
+            click.echo(_annotation("error", e.file, e.line, e.column, msg))
 
 
 def _warn(warnings: list[str]) -> None:
     for w in warnings:
         click.echo(f"warning: {w}", err=True)
+        if _OUTPUT["format"] == "github":
+            m = _LOCATED.match(w)
+            if m:
+                click.echo(_annotation("warning", m["file"], int(m["line"]), int(m["col"]), m["msg"]))
+            else:
+                click.echo(_annotation("warning", None, None, None, w))
 
 
 def _list_checks() -> None:

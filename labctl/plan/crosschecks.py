@@ -49,7 +49,7 @@ class StationChecks:
                 except UnitError as err:
                     msg = err.message
                     if dim:
-                        msg = msg.replace("expected", f"but {lock.signal} is", 1)
+                        msg = msg.replace("expected", f"but {lock.signal} is", 1).split(" (e.g.")[0]
                     self.err((*base, f), msg, err.hint, cls=UnitError)
                 except LabctlError as err:
                     self.errors.append(err)

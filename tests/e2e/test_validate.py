@@ -145,3 +145,12 @@ def test_show_prints_parameters_and_run_order(labctl):
     assert "parameter vin = 5 V" in out
     assert "under_load (thermal.under_load) [ambient=45 degC]" in out
     assert "perf_per_watt (power.perf_per_watt) [ambient=0 degC]" in out and "(skipped: when is false)" in out
+
+
+def test_github_annotations(labctl):
+    res = labctl("validate", "tests/data/plans/safety.yaml", "--format", "github")
+    assert res.returncode == 4
+    assert res.stdout.splitlines()[0] == (
+        "::error file=tests/data/plans/safety.yaml,line=5,col=35::max: 105 A is a current, but "
+        "dut.die_temp is a temperature (hint: write it in a unit of temperature, e.g. 105 degC, 25 degC)"
+    )
