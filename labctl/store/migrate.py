@@ -66,3 +66,24 @@ def _check_known(rev: str | None, where: str) -> None:
             f"the results database {where} has schema revision {rev!r}, newer than this labctl knows",
             hint="upgrade labctl (pip install -U labctl) or point --db at another database",
         )
+
+
+def new_revision(message: str, rev_id: str) -> None:
+    """For maintainers: write a migration for the changes made to ``schema.py`` since HEAD.
+
+        python -c 'from labctl.store.migrate import new_revision; new_revision("add x", "0002")'
+
+    Review the generated file, then add its id to :data:`KNOWN` and make it :data:`HEAD`
+    (a unit test checks both against the scripts, another that they build ``schema.py``).
+    """
+    import tempfile
+
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = create_engine(f"sqlite:///{tmp}/head.db")
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "head")
+            command.revision(alembic_config(conn), message=message, autogenerate=True, rev_id=rev_id)
+        engine.dispose()
