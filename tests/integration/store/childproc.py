@@ -1,4 +1,8 @@
-"""Start kill_child.py in a real child process, read its reports, SIGKILL it."""
+"""Start a writer in a real child process, read its report lines, SIGKILL it.
+
+Reusable for any writer that prints ``READY`` / ``COMMITTED <step_key> <n>`` / ``DONE`` lines
+(kill_child.py here; ``labctl run`` in the engine's kill test): pass ``argv``.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +19,9 @@ LINE_TIMEOUT = 60.0
 
 
 class Child:
-    def __init__(self, db: str, run_id: str, *extra: str) -> None:
+    def __init__(self, db: str, run_id: str, *extra: str, argv: list[str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(CHILD), "--db", db, "--run-id", run_id, *extra],
+            argv or [sys.executable, str(CHILD), "--db", db, "--run-id", run_id, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.lines: list[str] = []
