@@ -79,6 +79,8 @@ def test_daq_thermocouples_and_rails_by_channel_list(mvisa, clock):
     power_on(psu, clock=clock)
     rails = [float(x) for x in daq.query("MEAS:VOLT:DC? (@111:114)").split(",")]
     assert rails == pytest.approx([0.75, 1.2, 0.9, 3.3], rel=0.01)
+    ripple = [float(x) for x in daq.query("MEAS:VOLT:AC? (@111:114)").split(",")]
+    assert all(0.0005 < r < 0.003 for r in ripple)  # ~1 mV rms on every golden rail
     assert daq.query("SYST:CTYP? 100").split(",")[1] == "DAQM901A"
 
 
