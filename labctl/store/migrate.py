@@ -44,7 +44,13 @@ def upgrade(engine: Engine, where: str, read_engine: Engine | None = None) -> No
     """
     with (read_engine or engine).connect() as conn:
         rev = current_revision(conn)
+        foreign = rev is None and conn.dialect.name == "sqlite" and inspect(conn).get_table_names()
         conn.rollback()
+    if foreign:
+        raise StoreError(
+            f"{where} is a SQLite database of something else (tables {', '.join(foreign[:5])})",
+            hint="point --db at a labctl results file or at a new path",
+        )
     if rev == HEAD:
         return
     _check_known(rev, where)

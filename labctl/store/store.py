@@ -85,7 +85,11 @@ def _sqlite_engines(url: str, synchronous: str) -> tuple[Engine, Engine]:
     path = make_url(url).database
     if not path or path == ":memory:":
         raise StoreError("an in-memory SQLite database cannot hold results", hint="give a file path")
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the folder for the results database {path}: {exc.strerror}",
+                         hint="pick another place with --db or $LABCTL_DB") from exc
 
     def on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # SQLAlchemy's begin event issues BEGIN itself

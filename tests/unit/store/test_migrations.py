@@ -39,3 +39,33 @@ def test_a_newer_schema_is_refused_with_a_hint(tmp_path):
 def test_an_in_memory_database_is_refused():
     with pytest.raises(StoreError, match="in-memory"):
         open_store("sqlite://")
+
+
+def test_a_sqlite_file_of_another_program_is_left_alone(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "inventory.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE parts (id INTEGER)")
+    with pytest.raises(StoreError, match="of something else \\(tables parts\\)"):
+        open_store(other)
+    with sqlite3.connect(other) as conn:
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["parts"]
+
+
+def test_unusable_locations_are_one_clear_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="cannot create the folder"):
+        open_store(blocker / "results.db")
+    with pytest.raises(StoreError, match="cannot open the results database"):
+        open_store(blocker)  # not a database at all
+
+
+def test_a_broken_spool_journal_is_one_clear_error(tmp_path):
+    from labctl.store.spool import Spool
+
+    bad = tmp_path / "spool.db"
+    bad.write_text("garbage " * 100)
+    with pytest.raises(StoreError, match="cannot open the spool journal"):
+        Spool(bad)
