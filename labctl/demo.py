@@ -12,7 +12,8 @@ from typing import Any
 from labctl.errors import ExitCode, LabctlError
 
 
-def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool) -> ExitCode:
+def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
+             time_scale: float | None = None) -> ExitCode:
     from rich.console import Console
     from rich.table import Table
 
@@ -22,12 +23,13 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
 
     console = Console(highlight=False)
     fx = load_fixture(fixture)
+    scale = time_scale or (fx.sim.time_scale if fx.sim else 1.0)
     if fx.sim is None or not fx.sim.enabled:
         raise LabctlError(f"fixture {fixture} has no enabled sim: section; the demo runs on the simulated lab",
                           hint="use fixtures/sim-bench.yaml")
     serials = duts or list(fx.sim.duts) or [fx.sim.dut or "SIM-GOLD-0001"]
     console.print(f"[bold]labctl demo[/]: plan [cyan]{plan}[/] on the simulated bench [cyan]{fx.station}[/] "
-                  f"(time ×{fx.sim.time_scale:g}), {len(serials)} DUT(s): {', '.join(serials)}")
+                  f"(time ×{scale:g}), {len(serials)} DUT(s): {', '.join(serials)}")
     rows: list[tuple[str, Any]] = []
     db_shown = None
     crashed = False
@@ -37,7 +39,7 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         console.rule(f"DUT {serial}" + (f" (faults: {faults})" if faults else ""))
         reporter = ConsoleReporter(console, compact=not verbose)
         try:
-            out = execute(RunRequest(plan=plan, fixture=fixture, dut=serial, db=db), [reporter],
+            out = execute(RunRequest(plan=plan, fixture=fixture, dut=serial, db=db, time_scale=time_scale), [reporter],
                           say=lambda text: console.print(f"[dim]{text}[/]"))
         except LabctlError as err:
             console.print(f"[bold red]{err.format()}[/]")

@@ -33,6 +33,7 @@ class RunRequest:
     finished_steps: frozenset[str] = frozenset()
     resumed_from: str | None = None
     use_store: bool = True
+    time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
 
 
 @dataclass
@@ -106,13 +107,18 @@ def make_clock(fixture: Any) -> Any:
     return RealClock()
 
 
-def resolve_fixture(path: str | None, notes: list[str]) -> Any:
+def resolve_fixture(path: str | None, notes: list[str], time_scale: float | None = None) -> Any:
     from labctl.fixture import load_fixture
 
     if path is None:
         notes.append(f"no --fixture given: using the default simulated bench ({DEFAULT_FIXTURE})")
         path = DEFAULT_FIXTURE
-    return load_fixture(path)
+    fixture = load_fixture(path)
+    if time_scale is not None and fixture.sim is not None:
+        if not time_scale > 0:
+            raise UsageError(f"time scale must be > 0, got {time_scale:g}")
+        fixture = fixture.model_copy(update={"sim": fixture.sim.model_copy(update={"time_scale": time_scale})})
+    return fixture
 
 
 def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None] = print,
@@ -126,7 +132,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
     from labctl.plan.loader import load_plan
 
     notes: list[str] = []
-    fixture = resolve_fixture(req.fixture, notes)
+    fixture = resolve_fixture(req.fixture, notes, req.time_scale)
     loaded = load_plan(req.plan, req.overrides, fixture)
     prompt_handler = load_answers(req.answers)
     clock = make_clock(fixture)
@@ -140,8 +146,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
         if lab is not None and lab_hook is not None:
             lab_hook(lab)
         with open_station(fixture, clock=clock) as station:
-            if req.preflight:
-                _preflight(fixture, station, say)
+            identities = _preflight(fixture, station, say) if req.preflight else {}
             dut = req.dut or _dut_serial(station, fixture)
             store = recorder = None
             bus = EventBus()
@@ -155,7 +160,8 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
                 runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
                     dut_serial=dut, operator=req.operator or _whoami(), run_id=req.run_id,
                     prompt_handler=prompt_handler, finished_steps=req.finished_steps,
-                    resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes))
+                    resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes,
+                    identities=identities))
                 result = runner.run()
                 _ignore_late_interrupts()
             finally:
@@ -207,7 +213,8 @@ def _dut_serial(station: Any, fixture: Any) -> str | None:
     return ident.get("serial") if isinstance(ident, dict) else None
 
 
-def _preflight(fixture: Any, station: Any, say: Callable[[str], None]) -> None:
+def _preflight(fixture: Any, station: Any, say: Callable[[str], None]) -> dict[str, str]:
+    """Run the station pre-flight (raises on a problem); returns each role's identity."""
     from labctl.instruments.preflight import preflight
 
     report = preflight(fixture, station=station)
@@ -217,6 +224,7 @@ def _preflight(fixture: Any, station: Any, say: Callable[[str], None]) -> None:
                               hint="fix the station (labctl instruments check --fixture F), "
                                    "or skip with --no-preflight")
     say(f"pre-flight: {len(report.rows)} role(s) OK")
+    return {r.role: r.identity for r in report.rows if r.identity}
 
 
 def _open_recorder(db: str | None) -> tuple[Any, Any]:

@@ -102,10 +102,12 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight) -> None:
 @click.option("--fixture", "-f", default="sim-bench.yaml", show_default=True, help="station file with a sim: section")
 @click.option("--db", envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
 @click.option("--dut", "duts", multiple=True, help="DUT serials to run (default: every DUT of the fixture's sim: section)")
+@click.option("--time-scale", type=float, default=300.0, show_default=True,
+              help="simulated seconds per wall second (the plan's ~50 simulated minutes per DUT)")
 @click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
-def demo(plan, fixture, db, duts, verbose) -> None:
+def demo(plan, fixture, db, duts, time_scale, verbose) -> None:
     """Run the flagship plan on the simulated lab for a small population of DUTs."""
     from labctl.demo import run_demo
 
-    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose)
+    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale)
     sys.exit(int(code if code is not None else ExitCode.ERROR))

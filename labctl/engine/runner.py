@@ -54,6 +54,8 @@ class RunOptions:
     first_attempt: dict[str, int] = field(default_factory=dict)
     #: warnings recorded in the run's log right after it starts (e.g. "resumed with --force")
     notes: tuple[str, ...] = ()
+    #: role -> instrument identity (*IDN? or the console's id), recorded with the run
+    identities: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -157,6 +159,7 @@ class Runner:
         text = Path(loaded.files[0]).read_text(encoding="utf-8") if loaded.files else ""
         instruments = [
             InstrumentInfo(role=name, driver=b.driver, resource=b.resource,
+                           idn=self.options.identities.get(name, ""),
                            asset_serial=b.asset.serial,
                            calibration_due=b.asset.calibration_due.isoformat() if b.asset.calibration_due else None)
             for name, b in self.fixture.roles.items()

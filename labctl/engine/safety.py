@@ -16,6 +16,9 @@ from labctl.clock import Clock
 from labctl.engine.abort import AbortController
 
 
+MIN_WALL_INTERVAL = 0.05  # seconds of wall time between two polls, whatever the time scale
+
+
 @dataclass(frozen=True)
 class Interlock:
     """One watched signal: ``read()`` returns the value in ``unit`` (base unit of the limit)."""
@@ -99,10 +102,13 @@ class SafetyMonitor:
         self._thread.start()
 
     def _loop(self) -> None:
+        # At a high time scale a 1 s poll would be a few wall milliseconds: keep at least
+        # MIN_WALL_INTERVAL of wall time between polls so the monitor never hogs an instrument.
+        interval = max(self.interval, MIN_WALL_INTERVAL * getattr(self.clock, "scale", 1.0))
         while not self._stop.is_set():
             if self.check_once() is not None:
                 return
-            self.clock.wait(self._stop, self.interval)
+            self.clock.wait(self._stop, interval)
 
     def stop(self) -> None:
         self._stop.set()
