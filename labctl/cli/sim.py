@@ -48,6 +48,8 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
         for role, address in lab.addresses.items():
             binding = fixture.roles[role]
             click.echo(f"  {role:<8} {binding.driver:<18} {address}")
+        if lab.control_path:
+            click.echo(f"  control  (labctl sim state|inject|clear|dut) {lab.control_path}")
         click.echo("serving; Ctrl-C to stop", err=True)
         while not stop.wait(0.2):
             pass
@@ -56,3 +58,80 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
         for s, handler in previous.items():
             signal.signal(s, handler)
     click.echo("simulated lab stopped", err=True)
+
+
+def _control(fixture_path: str, request: dict) -> dict:
+    from labctl.fixture import load_fixture
+    from labctl.sim.control import control_request, default_control_path
+
+    fixture = load_fixture(fixture_path)
+    return control_request(default_control_path(fixture), request)
+
+
+def _show(state: dict, as_json: bool) -> None:
+    import json
+
+    if as_json:
+        click.echo(json.dumps(state, indent=2))
+        return
+    t = state["temperatures"]
+    rails = "  ".join(f"{n} {r['V']:.4f} V {r['A']:.2f} A" for n, r in state["rails"].items())
+    click.echo(f"DUT {state['dut']} ({state['variant']}): {'powered' if state['powered'] else 'off'}"
+               f"{' (' + state['latched'] + ')' if state['latched'] else ''}, load {state['workload_percent']:g} %"
+               f"{', THROTTLED' if state['throttled'] else ''}")
+    click.echo(f"  die {t['die']:.1f} degC  hbm {t['hbm']:.1f}  vrm {t['vrm']:.1f}  lid {t['lid']:.1f}  "
+               f"air {t['air']:.1f} (setpoint {state['chamber']['setpoint']:g})")
+    click.echo(f"  {rails}")
+    faults = ", ".join(f"{role}: {'/'.join(kinds)}" for role, kinds in state["faults"].items()) or "none"
+    click.echo(f"  instrument faults: {faults}")
+
+
+_FIXTURE = click.option("--fixture", "fixture_path", default="sim-bench.yaml", show_default=True,
+                        help="Fixture of the served lab.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print the bench state as JSON.")
+
+
+@sim.command()
+@_FIXTURE
+@_JSON
+def state(fixture_path: str, as_json: bool) -> None:
+    """Show the state of a served simulated lab (board, rails, temperatures, faults)."""
+    _show(_control(fixture_path, {"op": "state"}), as_json)
+
+
+@sim.command()
+@_FIXTURE
+@_JSON
+@click.argument("fault")
+@click.argument("params", nargs=-1)
+def inject(fixture_path: str, as_json: bool, fault: str, params: tuple[str, ...]) -> None:
+    """Inject FAULT into a served lab, e.g. `labctl sim inject disconnect role=bert after=3`."""
+    import yaml
+
+    from labctl.errors import UsageError
+
+    spec: dict = {"fault": fault}
+    for item in params:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"fault parameter {item!r} is not KEY=VALUE", hint="e.g. role=dmm after=5")
+        spec[key] = yaml.safe_load(value)
+    _show(_control(fixture_path, {"op": "inject", "fault": spec}), as_json)
+
+
+@sim.command()
+@_FIXTURE
+@_JSON
+@click.option("--role", default=None, help="Only this role's instrument faults.")
+def clear(fixture_path: str, as_json: bool, role: str | None) -> None:
+    """Remove instrument faults from a served lab."""
+    _show(_control(fixture_path, {"op": "clear", "role": role}), as_json)
+
+
+@sim.command()
+@_FIXTURE
+@_JSON
+@click.argument("serial")
+def dut(fixture_path: str, as_json: bool, serial: str) -> None:
+    """Put the DUT SERIAL on the served bench (its variant/faults come from sim.duts)."""
+    _show(_control(fixture_path, {"op": "dut", "serial": serial}), as_json)

@@ -110,6 +110,7 @@ class FaultGate:
                     return "close"
             for f in self.faults:
                 if f.kind == "instrument_timeout" and f.due:
+                    f.fire()  # ``count: n`` swallows n lines, then the instrument answers again
                     return "swallow"
         return None
 

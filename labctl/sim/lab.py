@@ -12,6 +12,7 @@ from labctl.clock import Clock, ScaledClock
 from labctl.errors import FixtureError, InstrumentDisconnected
 from labctl.fixture.model import ChannelRef, Fixture
 from labctl.sim.config import SimConfig
+from labctl.sim.control import ControlServer, default_control_path
 from labctl.sim.emulators import load_all
 from labctl.sim.faults import DUT_FAULTS, VARIANTS, FaultGate, normalize
 from labctl.sim.physics.bench import Bench
@@ -76,6 +77,7 @@ class SimulatedLab:
         self._lock = threading.Lock()
         self._ticker: threading.Thread | None = None
         self._tick_stop = threading.Event()
+        self.control: ControlServer | None = None
         for role, binding in fixture.roles.items():
             self._add_role(role, binding)
         for spec in inst_faults:
@@ -133,11 +135,28 @@ class SimulatedLab:
                     ) from None
                 started.append(ep)
             self._started = True
+            self._start_control()
             if not hasattr(self.clock, "advance"):  # a manual clock moves only when told
                 self._tick_stop.clear()
                 self._ticker = threading.Thread(target=self._tick, name="sim-physics", daemon=True)
                 self._ticker.start()
             return self
+
+    def _start_control(self) -> None:
+        path = default_control_path(self.fixture)
+        if len(str(path)) > 100:
+            log.warning("control socket path too long for a Unix socket: %s", path)
+            return
+        try:
+            self.control = ControlServer(self, path)
+            self.control.start()
+        except OSError as err:
+            log.warning("simulated lab: no control socket at %s (%s)", path, err)
+            self.control = None
+
+    @property
+    def control_path(self) -> str | None:
+        return str(self.control.path) if self.control else None
 
     def _tick(self) -> None:
         """Keep the model integrated while nobody asks, so the next query is quick."""
@@ -152,6 +171,9 @@ class SimulatedLab:
                 self._ticker = None
             for ep in self.endpoints.values():
                 ep.stop()
+            if self.control is not None:
+                self.control.stop()
+                self.control = None
             self._started = False
 
     def __enter__(self) -> SimulatedLab:

@@ -79,3 +79,42 @@ def test_serve_with_a_missing_fixture_exits_4(tmp_path):
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 4
     assert "nope.yaml" in res.stderr and "Traceback" not in res.stderr
+
+
+def labctl_sim(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "labctl", "sim", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_steer_a_served_lab_state_inject_dut_clear(tmp_path):
+    import json
+
+    path = isolated_fixture(tmp_path)
+    proc = serve("--fixture", str(path))
+    try:
+        assert any("control" in line for line in read_until(proc, "control"))
+        res = labctl_sim("state", "--fixture", str(path), "--json")
+        assert res.returncode == 0, res.stderr
+        state = json.loads(res.stdout)
+        assert state["dut"] == "SIM-GOLD-0001" and state["powered"] is False
+        res = labctl_sim("inject", "--fixture", str(path), "scpi_error", "role=psu", "match=OUTP", "code=-221")
+        assert res.returncode == 0, res.stderr
+        assert "psu: scpi_error" in res.stdout
+        res = labctl_sim("inject", "--fixture", str(path), "instrument_timeout", "role=dmm", "after=5")
+        assert "dmm: instrument_timeout" in res.stdout
+        res = labctl_sim("dut", "--fixture", str(path), "SIM-MARG-0003", "--json")
+        assert json.loads(res.stdout)["dut"] == "SIM-MARG-0003"
+        res = labctl_sim("clear", "--fixture", str(path), "--json")
+        assert json.loads(res.stdout)["faults"] == {}
+        res = labctl_sim("inject", "--fixture", str(path), "melt")
+        assert res.returncode == 2 and "unknown fault 'melt'" in res.stderr
+        res = labctl_sim("inject", "--fixture", str(path), "dead_rail", "VDD_IO")
+        assert res.returncode == 4 and "KEY=VALUE" in res.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+
+
+def test_state_without_a_served_lab_is_one_clean_line(tmp_path):
+    res = labctl_sim("state", "--fixture", str(isolated_fixture(tmp_path)))
+    assert res.returncode == 2
+    assert "no simulated lab is serving here" in res.stderr and "Traceback" not in res.stderr

@@ -164,3 +164,12 @@ def test_instrument_faults_from_the_fixture(tmp_path):
             load.close()
         finally:
             rm.close()
+
+
+def test_instrument_timeout_with_a_count_recovers_by_itself(lab, visa):
+    psu = visa("psu", timeout=300)
+    lab.inject({"fault": "instrument_timeout", "role": "psu", "count": 2})
+    for _ in range(2):
+        with pytest.raises(pyvisa.errors.VisaIOError):
+            psu.query("*IDN?")
+    assert psu.query("*IDN?").startswith("Keysight Technologies,E36312A")

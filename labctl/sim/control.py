@@ -1,0 +1,173 @@
+"""A control socket beside a served simulated lab: inject faults, swap the DUT, read state.
+
+The lab listens on a Unix socket (one JSON request per line, one JSON reply per line), so
+that ``labctl sim inject``/``dut``/``state`` and tests can steer a lab served by another
+process the way a technician would swap a board or pull a cable. It is not an instrument:
+labctl's engine never uses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from labctl.errors import InstrumentDisconnected, LabctlError
+
+log = logging.getLogger(__name__)
+POLL = 0.1
+
+
+def default_control_path(fixture: Any) -> Path:
+    """``sim.options.control``, else beside the first serial device, else /tmp/labctl-sim/<station>."""
+    sim = fixture.sim
+    if sim is not None and sim.options.get("control"):
+        return Path(str(sim.options["control"]))
+    for binding in fixture.roles.values():
+        res = binding.resource.strip()
+        if res.upper().startswith("ASRL") and res.upper().endswith("::INSTR"):
+            res = res[4:-7]
+        if res.startswith("/"):
+            return Path(res).parent / "control.sock"
+    return Path("/tmp/labctl-sim") / fixture.station / "control.sock"
+
+
+def lab_state(lab: Any) -> dict[str, Any]:
+    """What a technician would see on the bench right now (JSON-safe)."""
+    bench = lab.bench
+    with bench.lock:
+        t = bench.update()
+        b = bench.board
+        ch1 = bench.psu[1]
+        return {
+            "time": round(t, 3),
+            "dut": b.params.serial,
+            "variant": b.params.variant,
+            "powered": b.powered and not b.latched,
+            "latched": b.latched,
+            "workload_percent": round(b.workload * 100, 1),
+            "throttled": b.throttled,
+            "temperatures": {"die": round(b.die, 2), "hbm": round(b.hbm, 2), "vrm": round(b.vrm, 2),
+                             "lid": round(b.lid, 2), "air": round(bench.chamber.air, 2)},
+            "chamber": {"setpoint": bench.chamber.setpoint, "at_temperature": bench.chamber.at_temperature},
+            "rails": {n: {"V": round(r.voltage, 5), "A": round(r.current, 4), "up": r.up} for n, r in b.rails.items()},
+            "psu": {str(n): {"on": c.on, "v_set": c.v_set, "i_set": c.i_set, "V": round(c.v_out, 4),
+                             "A": round(c.i_out, 4), "ovp_tripped": c.ovp_tripped, "ocp_tripped": c.ocp_tripped}
+                    for n, c in bench.psu.items()},
+            "load": {"on": bench.load.on, "mode": bench.load.mode, "A": round(bench.load.i_in, 4)},
+            "link_trained": b.link_trained(t),
+            "faults": _faults(lab),
+            "psu_output_on": ch1.on,
+        }
+
+
+def _faults(lab: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for role, gate in lab.gates.items():
+        kinds = [f.kind for f in gate.faults]
+        kinds += ["scpi_error"] * len(getattr(lab.instruments[role], "error_rules", []) or [])
+        if kinds:
+            out[role] = kinds
+    return out
+
+
+class ControlServer:
+    def __init__(self, lab: Any, path: Path) -> None:
+        self.lab = lab
+        self.path = Path(path)
+        self._stop = threading.Event()
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(str(self.path))
+        sock.listen(4)
+        sock.settimeout(POLL)
+        self._sock = sock
+        self._thread = threading.Thread(target=self._loop, name="sim-control", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        assert self._sock is not None
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            with conn:
+                conn.settimeout(5)
+                try:
+                    data = b""
+                    while not data.endswith(b"\n"):
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                    reply = self.handle(json.loads(data.decode() or "{}"))
+                except (OSError, ValueError) as err:
+                    reply = {"ok": False, "error": f"bad request: {err}"}
+                with contextlib.suppress(OSError):
+                    conn.sendall(json.dumps(reply).encode() + b"\n")
+
+    def handle(self, req: dict[str, Any]) -> dict[str, Any]:
+        op = req.get("op")
+        try:
+            if op == "inject":
+                self.lab.inject(req["fault"])
+            elif op == "clear":
+                self.lab.clear_faults(req.get("role"))
+            elif op == "dut":
+                self.lab.swap_dut(str(req["serial"]))
+            elif op != "state":
+                return {"ok": False, "error": f"unknown op {op!r}; use inject, clear, dut or state"}
+            return {"ok": True, "state": lab_state(self.lab)}
+        except LabctlError as err:
+            return {"ok": False, "error": err.format()}
+        except KeyError as err:
+            return {"ok": False, "error": f"missing {err} in request"}
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._sock is not None:
+            self._sock.close()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        with contextlib.suppress(OSError):
+            if self.path.is_socket():
+                self.path.unlink()
+
+
+def control_request(path: Path, request: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+    """Send one request to a served lab's control socket and return its state."""
+    if not os.path.exists(path):
+        raise InstrumentDisconnected(f"no simulated lab is serving here (no control socket {path})",
+                                     hint="start one with `labctl sim serve --fixture F`")
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(path))
+            s.sendall(json.dumps(request).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError as err:
+        raise InstrumentDisconnected(f"the simulated lab's control socket {path} does not answer: {err}",
+                                     hint="is `labctl sim serve` still running?") from None
+    reply = json.loads(data.decode())
+    if not reply.get("ok"):
+        raise LabctlError(reply.get("error", "the simulated lab refused the request"))
+    return reply["state"]
