@@ -300,7 +300,7 @@ class Runner:
         except LabctlError as exc:
             if self.abort.requested and ctx.enforce_abort:
                 return StepOutcome.ABORTED, f"aborted: {self.abort.reason.message}; then {exc}"
-            return StepOutcome.ERROR, str(exc)
+            return StepOutcome.ERROR, str(exc) + (f" (hint: {exc.hint})" if exc.hint else "")
         except Exception as exc:  # noqa: BLE001 - a check bug is this step's ERROR, not a crash
             self._log("".join(traceback.format_exception(exc)), "debug", ctx.step_key)
             return StepOutcome.ERROR, f"internal error in check {spec.name}: {type(exc).__name__}: {exc}"

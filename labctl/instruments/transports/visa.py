@@ -19,13 +19,18 @@ _RM_LOCK = threading.Lock()
 
 
 def resource_manager(backend: str = "@py") -> Any:
-    """One shared pyvisa ResourceManager per backend."""
+    """One shared pyvisa ResourceManager per backend.
+
+    pyvisa hands out one ResourceManager per library, so any other code in the process (a
+    user script, a third-party driver) may close it under us: a closed one is replaced.
+    """
     import pyvisa
 
     with _RM_LOCK:
-        if backend not in _RMS:
-            _RMS[backend] = pyvisa.ResourceManager(backend)
-        return _RMS[backend]
+        rm = _RMS.get(backend)
+        if rm is None or getattr(rm, "_session", None) is None:
+            rm = _RMS[backend] = pyvisa.ResourceManager(backend)
+        return rm
 
 
 _SERIAL_OPTIONS = ("baud_rate", "data_bits", "stop_bits", "parity", "flow_control")

@@ -30,16 +30,14 @@ class ServedLab:
         self.roles = yaml.safe_load(fixture.read_text())["roles"]
 
     def scpi(self, role: str, command: str) -> str:
+        # pyvisa shares one ResourceManager per backend in a process: close only the instrument
         rm = pyvisa.ResourceManager("@py")
+        inst = rm.open_resource(self.roles[role]["resource"], read_termination="\n",
+                                write_termination="\n", timeout=3000)
         try:
-            inst = rm.open_resource(self.roles[role]["resource"], read_termination="\n",
-                                    write_termination="\n", timeout=3000)
-            try:
-                return inst.query(command).strip()
-            finally:
-                inst.close()
+            return inst.query(command).strip()
         finally:
-            rm.close()
+            inst.close()
 
     def serial_query(self, role: str, command: str) -> str:
         with serial.Serial(self.roles[role]["resource"], 9600, timeout=3) as port:

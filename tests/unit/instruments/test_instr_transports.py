@@ -196,3 +196,14 @@ def test_serial_missing_device_is_a_clear_disconnect(tmp_path):
     t = make_transport(str(tmp_path / "nothing"), name="dut", timeout=0.5)
     with pytest.raises(InstrumentDisconnected, match="no such serial device"):
         t.open()
+
+
+def test_visa_resource_manager_closed_by_someone_else_is_replaced():
+    import pyvisa
+
+    from labctl.instruments.transports.visa import resource_manager
+
+    resource_manager("@py")
+    pyvisa.ResourceManager("@py").close()  # e.g. a user script or a third-party driver
+    again = resource_manager("@py")
+    assert again.session is not None  # a closed manager would raise InvalidSession here
