@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from labctl.clock import Clock
 from labctl.engine.abort import AbortController
 
-
 MIN_WALL_INTERVAL = 0.05  # seconds of wall time between two polls, whatever the time scale
 
 
