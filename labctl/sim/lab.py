@@ -16,6 +16,7 @@ from labctl.sim.control import ControlServer, default_control_path
 from labctl.sim.emulators import load_all
 from labctl.sim.faults import DUT_FAULTS, VARIANTS, FaultGate, normalize
 from labctl.sim.physics.bench import Bench
+from labctl.sim.physics.board import Board
 from labctl.sim.physics.dut import DutParams
 from labctl.sim.ptyhost import PtyEndpoint
 from labctl.sim.server import TcpEndpoint
@@ -184,7 +185,8 @@ class SimulatedLab:
 
     # -- inspection ---------------------------------------------------------------------
     @property
-    def board(self):  # noqa: ANN201 - the physics object
+    def board(self) -> Board:
+        """The physics model of the DUT on the bench."""
         return self.bench.board
 
     @property

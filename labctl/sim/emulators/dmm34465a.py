@@ -156,8 +156,7 @@ class K34465A(BenchInstrument):
     @scpi("CONFigure?")
     def conf_q(self, call: Call) -> str:
         st = self.settings[self.function]
-        name = self.function if self.function != "VOLT" else "VOLT"
-        return f'"{name} {nr3(st.range)},{nr3(st.resolution)}"'
+        return f'"{self.function} {nr3(st.range)},{nr3(st.resolution)}"'
 
     @scpi("READ?")
     def read(self, call: Call) -> str:

@@ -107,7 +107,10 @@ class E36312A(BenchInstrument):
 
     @scpi("APPLy")
     def apply(self, call: Call) -> None:
-        ch = self.bench.psu[_NAMES.get(call.arg(0).upper(), 0) or self._bad_output(call.arg(0))]
+        name = call.arg(0).upper()
+        if name not in _NAMES:
+            raise ScpiError(-224, f"no output {name}")
+        ch = self.bench.psu[_NAMES[name]]
         with self.bench.lock:
             self.sync()
             if call.has(1):
@@ -116,10 +119,6 @@ class E36312A(BenchInstrument):
                 ch.i_set = call.number(2, minimum=0.002, maximum=ch.i_max, default=ch.i_max)
             self._check_ovp(ch)
             self.sync()
-
-    @staticmethod
-    def _bad_output(word: str) -> int:
-        raise ScpiError(-224, f"no output {word}")
 
     @scpi("APPLy?")
     def apply_q(self, call: Call) -> str:

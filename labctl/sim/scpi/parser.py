@@ -64,7 +64,7 @@ def split_outside(text: str, sep: str) -> list[str]:
             parts.append(text[start:i])
             start = i + 1
     if quote:
-        raise ScpiError(-151 if quote == '"' else -151, "unterminated string")
+        raise ScpiError(-151, "unterminated string")
     parts.append(text[start:])
     return parts
 
