@@ -152,3 +152,15 @@ def test_dut_swap_powers_the_new_board_up_through_its_own_sequence():
     assert bench.board.rails["VDD_CORE"].up is False
     settle(bench, clock, 1)
     assert bench.board.rails["VDD_CORE"].up
+
+
+@pytest.mark.timeout(60)  # stepping a month at 1 s resolution would take minutes
+def test_a_long_stall_is_integrated_coarsely_and_lands_at_steady_state():
+    bench, clock = make_bench()
+    bench.board.workload = 1.0
+    clock.advance(30 * 24 * 3600)  # a month without a single query
+    bench.update()
+    fresh, fclock = make_bench()
+    fresh.board.workload = 1.0
+    settle(fresh, fclock, 3000)
+    assert bench.board.die == pytest.approx(fresh.board.die, abs=0.5)
