@@ -26,6 +26,10 @@ class E36312A(BenchInstrument):
 
     def reset(self) -> None:
         self.selected = 1
+        for n in (2, 3):  # fixture option `ch2_load_ohms: 10` wires a resistor to CH2
+            ohms = self.options_cfg.get(f"ch{n}_load_ohms")
+            if ohms is not None:
+                self.bench.psu_loads[n] = float(ohms)
         with self.bench.lock:
             for ch in self.bench.psu.values():
                 ch.reset()

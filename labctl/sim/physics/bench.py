@@ -38,6 +38,7 @@ class Bench:
         self.board = Board(dut, ambient=room)
         self.t = self.clock.monotonic()
         self.lane_listeners: list[LaneListener] = []
+        self.psu_loads: dict[int, float] = {}  # ohms on PSU channels 2/3 (default: open)
         self._vin_was_up = False
 
     # -- DUT handling -------------------------------------------------------------------
@@ -126,8 +127,17 @@ class Bench:
             ch1.v_out, ch1.i_out = v_src, i
         for n in (2, 3):
             ch = self.psu[n]
-            ch.v_out = ch.v_set if ch.sourcing else 0.0
-            ch.i_out = 0.0
+            ohms = self.psu_loads.get(n)
+            ch.cc_mode = False
+            if not ch.sourcing:
+                ch.v_out = ch.i_out = 0.0
+            elif ohms is None or ohms <= 0:
+                ch.v_out, ch.i_out = ch.v_set, 0.0
+            elif ch.v_set / ohms > ch.i_set:  # constant current: the voltage folds back
+                ch.cc_mode = True
+                ch.v_out, ch.i_out = ch.i_set * ohms, ch.i_set
+            else:
+                ch.v_out, ch.i_out = ch.v_set, ch.v_set / ohms
 
     # -- readings -----------------------------------------------------------------------
     def noise(self, sigma: float) -> float:

@@ -104,3 +104,23 @@ def test_load_rejects_out_of_range_and_other_channels(mvisa):
     assert load.query("SYST:ERR?").startswith("-222")
     load.write("CURR:RANG 5")
     assert float(load.query("CURR:RANG?")) == pytest.approx(6.12)
+
+
+def test_cv_then_cc_into_a_resistor_on_ch2(fixture_path, rm):
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fixture = load_fixture(fixture_path)
+    fixture.roles["psu"].options["ch2_load_ohms"] = 10.0
+    with SimulatedLab(fixture) as lab:
+        psu = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+        try:
+            psu.write("VOLT 5,(@2);CURR 1,(@2);:OUTP ON,(@2)")
+            assert float(psu.query("MEAS:CURR? (@2)")) == pytest.approx(0.5, abs=0.005)
+            assert psu.query("STAT:QUES:INST:ISUM2:COND?") == "+2"  # constant voltage
+            psu.write("CURR 0.2,(@2)")
+            assert float(psu.query("MEAS:VOLT? (@2)")) == pytest.approx(2.0, abs=0.01)
+            assert float(psu.query("MEAS:CURR? (@2)")) == pytest.approx(0.2, abs=0.005)
+            assert psu.query("STAT:QUES:INST:ISUM2:COND?") == "+1"  # constant current
+        finally:
+            psu.close()
