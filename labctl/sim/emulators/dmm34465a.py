@@ -241,7 +241,9 @@ class K34465A(BenchInstrument):
     @scpi(*each(":NPLCycles"))
     def nplc_set(self, call: Call) -> None:
         value = call.number(0, minimum=NPLCS[0], maximum=NPLCS[-1], default=10.0)
-        self.settings[_func_key(call)].nplc = min(NPLCS, key=lambda n: abs(n - value))
+        st = self.settings[_func_key(call)]
+        st.nplc = min(NPLCS, key=lambda n: abs(n - value))
+        st.aperture_enabled = False  # integration time in PLC again
 
     @scpi(*each(":NPLCycles", True))
     def nplc_q(self, call: Call) -> str:

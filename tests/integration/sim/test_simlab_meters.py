@@ -59,8 +59,11 @@ def test_dmm_configure_trigger_and_fetch(mvisa, clock):
     values = [float(x) for x in dmm.query("FETC?").split(",")]
     assert len(values) == 5 and all(0.74 < x < 0.76 for x in values)
     assert float(dmm.query("VOLT:RANG?")) == 1.0
+    dmm.write("SENSe:VOLTage:DC:APERture 0.001")
+    assert dmm.query("SENSe:VOLTage:DC:APERture:ENABled?") == "1"
     dmm.write("VOLT:NPLC 0.2;:TRIG:SOUR IMM;:SAMP:COUN 2")
     assert float(dmm.query("SENS:VOLT:DC:NPLC?")) == 0.2
+    assert dmm.query("SENSe:VOLTage:DC:APERture:ENABled?") == "0"  # NPLC switches aperture mode off
     assert len(dmm.query("READ?").split(",")) == 2
 
 
