@@ -389,3 +389,13 @@ class K34465A(BenchInstrument):
     @scpi("DISPlay[:WINDow]:TEXT:CLEar")
     def disp_clear(self, call: Call) -> None:
         self.display_text = ""
+
+
+@emulator("keysight-34461a")
+class K34461A(K34465A):
+    """The 34461A answers the same command set here (no DIG/MEM options)."""
+
+    model = "34461A"
+    firmware = "A.02.14-02.40-02.14-00.49-02-01"
+    default_serial = "MY53220001"
+    options = "0,0"

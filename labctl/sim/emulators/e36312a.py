@@ -37,6 +37,8 @@ class E36312A(BenchInstrument):
     # -- helpers ------------------------------------------------------------------------
     def _channels(self, call: Call) -> list[PsuChannel]:
         numbers = call.channels
+        if numbers is None and call.args and call.args[-1].upper() in _NAMES:
+            numbers = [_NAMES[call.args[-1].upper()]]  # MEAS:VOLT? P6V (E3631A style)
         if numbers is None:
             numbers = [self.selected]
         if not numbers:
@@ -49,7 +51,7 @@ class E36312A(BenchInstrument):
         return out
 
     def _check_ovp(self, ch: PsuChannel) -> None:
-        if ch.on and ch.v_set > ch.ovp_level:
+        if ch.on and abs(ch.v_set) > ch.ovp_level:
             ch.ovp_tripped = True
 
     # -- channel selection ------------------------------------------------------------------
@@ -83,7 +85,7 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             self.sync()
             for ch in self._channels(call):
-                ch.v_set = call.number(0, minimum=0.0, maximum=ch.v_max, default=0.0)
+                ch.v_set = call.number(0, minimum=ch.v_min, maximum=ch.v_max, default=0.0)
                 self._check_ovp(ch)
             self.sync()
 
@@ -91,7 +93,7 @@ class E36312A(BenchInstrument):
     def volt_q(self, call: Call) -> str:
         chans = self._channels(call)
         if call.has(0):
-            return ",".join(nr3(call.number(0, minimum=0.0, maximum=c.v_max, default=0.0)) for c in chans)
+            return ",".join(nr3(call.number(0, minimum=c.v_min, maximum=c.v_max, default=0.0)) for c in chans)
         return ",".join(nr3(c.v_set) for c in chans)
 
     @scpi("[SOURce:]CURRent[:LEVel][:IMMediate][:AMPLitude]")
@@ -118,7 +120,7 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             self.sync()
             if call.has(1):
-                ch.v_set = call.number(1, minimum=0.0, maximum=ch.v_max, default=0.0)
+                ch.v_set = call.number(1, minimum=ch.v_min, maximum=ch.v_max, default=0.0)
             if call.has(2):
                 ch.i_set = call.number(2, minimum=0.002, maximum=ch.i_max, default=ch.i_max)
             self._check_ovp(ch)
@@ -134,7 +136,8 @@ class E36312A(BenchInstrument):
     def ovp(self, call: Call) -> None:
         with self.bench.lock:
             for ch in self._channels(call):
-                ch.ovp_level = call.number(0, minimum=0.0, maximum=ch.v_max * 1.1, default=ch.v_max * 1.1)
+                top = max(abs(ch.v_max), abs(ch.v_min)) * 1.1
+                ch.ovp_level = call.number(0, minimum=0.0, maximum=top, default=top)
                 self._check_ovp(ch)
             self.sync()
 
@@ -170,7 +173,7 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             for ch in self._channels(call):
                 ch.ovp_tripped = ch.ocp_tripped = False
-                if ch.v_set > ch.ovp_level:
+                if abs(ch.v_set) > ch.ovp_level:
                     ch.on = False
             self.sync()
 

@@ -11,6 +11,7 @@ class PsuChannel:
     number: int
     v_max: float
     i_max: float
+    v_min: float = 0.0  # negative outputs (E3631A N25V) run from v_min to 0
     v_set: float = 0.0
     i_set: float = 0.0
     on: bool = False
@@ -29,7 +30,7 @@ class PsuChannel:
         self.v_set = 0.0
         self.i_set = self.i_max
         self.on = False
-        self.ovp_level = self.v_max * 1.1
+        self.ovp_level = max(abs(self.v_max), abs(self.v_min)) * 1.1
         self.ocp_enabled = False
         self.ovp_tripped = self.ocp_tripped = False
         self.v_out = self.i_out = 0.0
@@ -42,6 +43,11 @@ class PsuChannel:
 
 def e36312a_channels() -> dict[int, PsuChannel]:
     return {1: PsuChannel(1, 6.0, 5.0), 2: PsuChannel(2, 25.0, 1.0), 3: PsuChannel(3, 25.0, 1.0)}
+
+
+def e3631a_channels() -> dict[int, PsuChannel]:
+    """P6V, P25V and N25V (the last one negative), with the E3631A's 3 % over-range."""
+    return {1: PsuChannel(1, 6.18, 5.15), 2: PsuChannel(2, 25.75, 1.03), 3: PsuChannel(3, 0.0, 1.03, v_min=-25.75)}
 
 
 @dataclass

@@ -67,3 +67,60 @@ def test_pymeasure_ats545_over_the_pty(lab):
         assert chamber.head == "up"
     finally:
         chamber.adapter.close()
+
+
+@pytest.fixture
+def lab_with(fixture_path):
+    """A lab whose roles use other models: ``lab_with(psu="keysight-e3631a")``."""
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    labs = []
+
+    def start(**drivers: str):
+        fixture = load_fixture(fixture_path)
+        for role, driver in drivers.items():
+            fixture.roles[role].driver = driver
+        lab = SimulatedLab(fixture).start()
+        labs.append(lab)
+        return lab
+
+    yield start
+    for lab in labs:
+        lab.stop()
+
+
+def test_pymeasure_keysight_e3631a_on_the_e3631a_emulator(lab_with):
+    from pymeasure.instruments.keysight import KeysightE3631A
+
+    lab = lab_with(psu="keysight-e3631a")
+    psu = KeysightE3631A(lab.addresses["psu"], **VISA)
+    try:
+        assert psu.id.startswith("HEWLETT-PACKARD,E3631A,")
+        psu.ch_1.voltage_setpoint = 5.0
+        psu.ch_1.current_limit = 5.0
+        psu.ch_1.output_enabled = True  # sent as OUTPut 1, (@1)
+        assert psu.ch_1.output_enabled is True  # asked as INST:NSEL 1;:OUTPut?
+        assert psu.ch_1.voltage == pytest.approx(5.0, abs=0.01)
+        assert 0.5 < psu.ch_1.current < 1.5  # P6V feeds the board
+        psu.ch_3.voltage_setpoint = -12.0
+        assert psu.ch_3.voltage_setpoint == -12.0
+        psu.output_enabled = True  # the global switch
+        assert psu.ch_3.voltage == pytest.approx(-12.0, abs=0.01)
+        psu.tracking_enabled = True
+        assert psu.tracking_enabled is True
+        assert psu.check_errors() == []
+    finally:
+        psu.adapter.close()
+
+
+def test_pymeasure_34410a_class_on_a_34461a(lab_with):
+    lab = lab_with(dmm="keysight-34461a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        dmm = Agilent34410A(lab.addresses["dmm"], **VISA)
+    try:
+        assert dmm.id.split(",")[1] == "34461A"
+        assert abs(dmm.voltage_dc) < 0.001
+    finally:
+        dmm.adapter.close()
