@@ -8,7 +8,7 @@ from typing import Any
 
 EMULATORS: dict[str, type] = {}
 
-_MODULES = ("e36312a", "e3631a", "el34143a", "dmm34465a", "daq970a", "mp1900a", "ats545", "console")
+_MODULES = ("e36312a", "e3631a", "dp832", "el34143a", "dmm34465a", "daq970a", "mp1900a", "ats545", "console")
 
 
 def emulator(driver: str) -> Callable[[type], type]:

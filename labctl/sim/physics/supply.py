@@ -45,6 +45,10 @@ def e36312a_channels() -> dict[int, PsuChannel]:
     return {1: PsuChannel(1, 6.0, 5.0), 2: PsuChannel(2, 25.0, 1.0), 3: PsuChannel(3, 25.0, 1.0)}
 
 
+def dp832_channels() -> dict[int, PsuChannel]:
+    return {1: PsuChannel(1, 32.0, 3.2), 2: PsuChannel(2, 32.0, 3.2), 3: PsuChannel(3, 5.3, 3.2)}
+
+
 def e3631a_channels() -> dict[int, PsuChannel]:
     """P6V, P25V and N25V (the last one negative), with the E3631A's 3 % over-range."""
     return {1: PsuChannel(1, 6.18, 5.15), 2: PsuChannel(2, 25.75, 1.03), 3: PsuChannel(3, 0.0, 1.03, v_min=-25.75)}

@@ -124,3 +124,26 @@ def test_cv_then_cc_into_a_resistor_on_ch2(fixture_path, rm):
             assert psu.query("STAT:QUES:INST:ISUM2:COND?") == "+1"  # constant current
         finally:
             psu.close()
+
+
+def test_rigol_dp832_dialect(fixture_path, rm):
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fixture = load_fixture(fixture_path)
+    fixture.roles["psu"].driver = "rigol-dp832"
+    with SimulatedLab(fixture) as lab:
+        psu = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+        try:
+            assert psu.query("*IDN?").startswith("RIGOL TECHNOLOGIES,DP832,")
+            psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.0000;:SOUR:CURR:LEV:IMM:AMPL 3.0")
+            psu.write(":INST:NSEL 1;:OUTP:STAT ON")
+            assert psu.query(":INST:NSEL 1;:OUTP:STAT?") == "ON"
+            assert float(psu.query(":INST:NSEL 1;:MEAS:VOLT:DC?")) == pytest.approx(5.0, abs=0.01)
+            assert psu.query(":OUTP:MODE? CH1") == "CV"
+            assert psu.query(":OUTP:OVP:QUES? CH1") == "NO"
+            assert psu.query(":INST:NSEL 2;:OUTP:STAT?") == "OFF"
+            psu.write(":INST:NSEL 3;:SOUR:VOLT:LEV:IMM:AMPL 6")  # CH3 is a 5 V output
+            assert psu.query(":SYST:ERR?").startswith("-222")
+        finally:
+            psu.close()
