@@ -32,7 +32,6 @@ SETTINGS: dict[str, tuple[str, float, float, str]] = {
     "CYCC": ("self.cycle_count", 0, 9999, "{:d}"),
     "LRNM": ("self.learn_mode", 0, 1, "{:d}"),
 }
-ACCEPTED = {"%RM", "%GL", "%LL", "RSTO", "NEXT", "RMPC", "RMPS", "CYCL", "SFIL", "CFIL"}
 ESR_EXE, ESR_CME = 16, 32
 
 
@@ -65,34 +64,33 @@ class ATS545(LineInstrument):
     def handle(self, line: str) -> str | None:
         word, _, arg = line.strip().partition(" ")
         word = word.upper()
-        arg = arg.strip()
         b = self.bench
         with b.lock:
             b.update()
-            query = QUERIES.get(word)
-            if query is not None:
-                return query(self)
+            if word in QUERIES:
+                return QUERIES[word](self)
             if word.endswith("?") and word[:-1] in SETTINGS:
-                obj, name = self._target(SETTINGS[word[:-1]][0])
-                value = getattr(obj, name)
-                fmt = SETTINGS[word[:-1]][3]
-                return fmt.format(int(value) if fmt == "{:d}" else float(value))
+                return self._get(word[:-1])
             if word in SETTINGS:
-                self._set(word, arg)
+                self._set(word, arg.strip())
                 return None
-            if word in ACCEPTED:
-                return None
-            if word == "*RST":
-                self.reset()
-                return None
-            if word == "*CLS":
-                self.esr = 0
-                return None
-            if word == "CLER":
-                b.chamber.error_word = 0
+            if word in ACTIONS:
+                ACTIONS[word](self)
                 return None
         self.esr |= ESR_CME
         return None
+
+    def _get(self, word: str) -> str:
+        attr, _lo, _hi, fmt = SETTINGS[word]
+        obj, name = self._target(attr)
+        value = getattr(obj, name)
+        return fmt.format(int(value) if fmt == "{:d}" else float(value))
+
+    def _clear_esr(self) -> None:
+        self.esr = 0
+
+    def _clear_errors(self) -> None:
+        self.bench.chamber.error_word = 0
 
     def _set(self, word: str, arg: str) -> None:
         attr, lo, hi, fmt = SETTINGS[word]
@@ -140,4 +138,13 @@ QUERIES: dict[str, Callable[[ATS545], str]] = {
     "FLWR?": _flow,
     "FLRL?": _flow,
     "CYCL?": lambda s: "0",
+}
+
+ACTIONS: dict[str, Callable[[ATS545], None]] = {
+    "*RST": ATS545.reset,
+    "*CLS": ATS545._clear_esr,
+    "CLER": ATS545._clear_errors,
+    # accepted, nothing to simulate: remote/local/lockout, operator screen, cycling controls
+    **dict.fromkeys(("%RM", "%GL", "%LL", "RSTO", "NEXT", "RMPC", "RMPS", "CYCL", "SFIL", "CFIL"),
+                    lambda self: None),
 }

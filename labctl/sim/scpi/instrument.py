@@ -151,56 +151,64 @@ class ScpiInstrument:
                 raise ScpiError(-114)
         raise ScpiError(-113)
 
-    # -- IEEE 488.2 common commands -----------------------------------------------------
+    # -- IEEE 488.2 common commands (table: name -> method) --------------------------------
     def _common(self, unit: Unit) -> str | None:
         name = unit.common or ""
-        p = unit.params
-        if p and name not in {"*ESE", "*SRE", "*SAV", "*RCL", "*PSC"}:
+        handler = COMMON.get(name)
+        if handler is None:
+            raise ScpiError(-113)
+        if unit.params and name not in TAKES_PARAMETER:
             raise ScpiError(-108)
-        if name == "*IDN?":
-            return self.idn
-        if name == "*RST":
-            self.reset()
-            return None
-        if name == "*CLS":
-            self.errors.clear()
-            self.esr = 0
-            return None
-        if name == "*OPC":
-            self.wait_pending()
-            self.esr |= ESR_OPC
-            return None
-        if name == "*OPC?":
-            self.wait_pending()
-            return "1"
-        if name == "*WAI":
-            self.wait_pending()
-            return None
-        if name == "*ESR?":
-            value, self.esr = self.esr, 0
-            return str(value)
-        if name in {"*ESE", "*SRE"}:
-            if not p:
-                raise ScpiError(-109)
-            value = int(float(p[0]))
-            if not 0 <= value <= 255:
-                raise ScpiError(-222)
-            setattr(self, name[1:].lower(), value)
-            return None
-        if name in {"*ESE?", "*SRE?"}:
-            return str(getattr(self, name[1:-1].lower()))
-        if name == "*STB?":
-            return str(self.status_byte())
-        if name == "*TST?":
-            return "+0"
-        if name == "*TRG":
-            self.trigger()
-            return None
-        if name == "*OPT?":
-            return self.options
-        if name in {"*SAV", "*RCL", "*PSC"}:
-            return None
-        raise ScpiError(-113)
+        return handler(self, unit.params)
+
+    def _c_idn(self, p: list[str]) -> str:
+        return self.idn
+
+    def _c_rst(self, p: list[str]) -> None:
+        self.reset()
+
+    def _c_cls(self, p: list[str]) -> None:
+        self.errors.clear()
+        self.esr = 0
+
+    def _c_opc(self, p: list[str]) -> None:
+        self.wait_pending()
+        self.esr |= ESR_OPC
+
+    def _c_opc_q(self, p: list[str]) -> str:
+        self.wait_pending()
+        return "1"
+
+    def _c_wai(self, p: list[str]) -> None:
+        self.wait_pending()
+
+    def _c_esr_q(self, p: list[str]) -> str:
+        value, self.esr = self.esr, 0
+        return str(value)
+
+    @staticmethod
+    def _mask(p: list[str]) -> int:
+        if not p:
+            raise ScpiError(-109)
+        value = int(float(p[0]))
+        if not 0 <= value <= 255:
+            raise ScpiError(-222)
+        return value
+
+    def _c_ese(self, p: list[str]) -> None:
+        self.ese = self._mask(p)
+
+    def _c_sre(self, p: list[str]) -> None:
+        self.sre = self._mask(p)
+
+    def _c_stb_q(self, p: list[str]) -> str:
+        return str(self.status_byte())
+
+    def _c_trg(self, p: list[str]) -> None:
+        self.trigger()
+
+    def _c_nothing(self, p: list[str]) -> None:
+        return None
 
     def status_byte(self) -> int:
         stb = 0
@@ -229,5 +237,27 @@ class ScpiInstrument:
     def _syst_accept(self, call: Call) -> None:
         return None
 
+
+COMMON = {
+    "*IDN?": ScpiInstrument._c_idn,
+    "*RST": ScpiInstrument._c_rst,
+    "*CLS": ScpiInstrument._c_cls,
+    "*OPC": ScpiInstrument._c_opc,
+    "*OPC?": ScpiInstrument._c_opc_q,
+    "*WAI": ScpiInstrument._c_wai,
+    "*ESR?": ScpiInstrument._c_esr_q,
+    "*ESE": ScpiInstrument._c_ese,
+    "*ESE?": lambda self, p: str(self.ese),
+    "*SRE": ScpiInstrument._c_sre,
+    "*SRE?": lambda self, p: str(self.sre),
+    "*STB?": ScpiInstrument._c_stb_q,
+    "*TST?": lambda self, p: "+0",
+    "*TRG": ScpiInstrument._c_trg,
+    "*OPT?": lambda self, p: self.options,
+    "*SAV": ScpiInstrument._c_nothing,
+    "*RCL": ScpiInstrument._c_nothing,
+    "*PSC": ScpiInstrument._c_nothing,
+}
+TAKES_PARAMETER = {"*ESE", "*SRE", "*SAV", "*RCL", "*PSC"}
 
 __all__ = ["ScpiInstrument", "ScpiError", "ESR_CME", "ESR_QYE"]
