@@ -8,6 +8,7 @@ compared only while the ED is in sync with the DUT's transmitter (see docs).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from labctl.sim.emulators import emulator
@@ -216,20 +217,12 @@ class MP1900A(BenchInstrument):
     @scpi(":CALCulate:DATA:EALarm?")
     def results(self, call: Call) -> str:
         item = parse_string(call.arg(0)).upper().replace(" ", "")
+        reader = RESULTS.get(item)
+        if reader is None:
+            raise ScpiError(-224, f"unknown result item {item!r}")
         with self.bench.lock:
             self._refresh()
-            ed = self.ed
-            if item in ("CURRENT:EC:TOTAL", "CURR:EC:TOT"):
-                return str(ed.errors)
-            if item in ("CURRENT:CC:TOTAL", "CURR:CC:TOT"):
-                return str(int(ed.bits))
-            if item in ("CURRENT:ER:TOTAL", "CURR:ER:TOT"):
-                return f"{ed.errors / ed.bits:.4E}" if ed.bits > 0 else "9.9100E+37"
-            if item in ("CURRENT:AINTERVAL:PSLOSS", "CURR:AINT:PSL"):
-                return str(math.ceil(ed.psloss_s - 1e-9))
-            if item in ("CURRENT:AINTERVAL:CLOSS", "CURR:AINT:CLOS"):
-                return str(math.ceil(ed.closs_s - 1e-9))
-        raise ScpiError(-224, f"unknown result item {item!r}")
+            return reader(self.ed)
 
     @scpi(":CALCulate:DATA:EYE?")
     def eye(self, call: Call) -> str:
@@ -261,3 +254,23 @@ class MP1900A(BenchInstrument):
     @scpi(":INPut:CLOCk:DELay")
     def clkdelay(self, call: Call) -> None:
         call.number(0, minimum=-1000, maximum=1000)
+
+
+def _ber(ed: EdLane) -> str:
+    return f"{ed.errors / ed.bits:.4E}" if ed.bits > 0 else "9.9100E+37"
+
+
+def _seconds(value: float) -> str:
+    return str(math.ceil(value - 1e-9))
+
+
+# result item (long or short form) -> reply
+RESULTS: dict[str, Callable[[EdLane], str]] = {}
+for _names, _reader in (
+    (("CURRENT:EC:TOTAL", "CURR:EC:TOT"), lambda ed: str(ed.errors)),
+    (("CURRENT:CC:TOTAL", "CURR:CC:TOT"), lambda ed: str(int(ed.bits))),
+    (("CURRENT:ER:TOTAL", "CURR:ER:TOT"), _ber),
+    (("CURRENT:AINTERVAL:PSLOSS", "CURR:AINT:PSL"), lambda ed: _seconds(ed.psloss_s)),
+    (("CURRENT:AINTERVAL:CLOSS", "CURR:AINT:CLOS"), lambda ed: _seconds(ed.closs_s)),
+):
+    RESULTS.update(dict.fromkeys(_names, _reader))
