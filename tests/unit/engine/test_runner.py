@@ -37,21 +37,34 @@ class BoomArgs(CheckArgs):
     pass
 
 
-if get_check("test.value") is None:
-    @register_check("test.value", args=ValueArgs)
-    def _value(ctx, args):
-        ctx.measure("value", args.value, "V")
+def _value(ctx, args):
+    ctx.measure("value", args.value, "V")
 
-    @register_check("test.sleep", args=SleepArgs)
-    def _sleep(ctx, args):
-        if args.role:
-            ctx.role(args.role).poke()
-        ctx.sleep(args.seconds)
 
-    @register_check("test.boom", args=BoomArgs)
-    def _boom(ctx, args):
-        raise InstrumentTimeout("no answer", instrument="dmm", resource="TCPIP0::127.0.0.1::1::SOCKET",
-                                command="READ?")
+def _sleep(ctx, args):
+    if args.role:
+        ctx.role(args.role).poke()
+    ctx.sleep(args.seconds)
+
+
+def _boom(ctx, args):
+    raise InstrumentTimeout("no answer", instrument="dmm", resource="TCPIP0::127.0.0.1::1::SOCKET",
+                            command="READ?")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def test_checks():
+    """Checks of this module only: registered for its tests, removed afterwards so that they
+    never leak into the built-in catalog (e.g. the exported JSON Schema)."""
+    from labctl.checks import registry
+
+    get_check("measure")  # load the built-in catalog first
+    added = {"test.value": (ValueArgs, _value), "test.sleep": (SleepArgs, _sleep), "test.boom": (BoomArgs, _boom)}
+    for name, (args, func) in added.items():
+        register_check(name, args=args)(func)
+    yield
+    for name in added:
+        registry._REGISTRY.pop(name, None)
 
 
 class FakeRole:
