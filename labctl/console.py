@@ -38,6 +38,8 @@ class ConsoleReporter:
         self.compact = compact  # one line per step, failing measurements only
         self._last_progress: dict[str, float] = {}
         self._steps: dict[str, ev.StepStarted] = {}
+        self._bar: Any = None  # (rich Progress, task id) while a long wait reports progress
+        self.live_bars = bool(getattr(self.console, "is_terminal", False))
 
     def __call__(self, event: ev.Event) -> None:
         if self.compact:
@@ -62,12 +64,16 @@ class ConsoleReporter:
             verdict = f"  [{style}]{event.verdict.value}[/]" if event.verdict is not ev.Verdict.NONE else ""
             c.print(f"    {event.name}{f' ({labels})' if labels else ''} = {_fmt(event.value)} {event.unit}{limits}{verdict}")
         elif isinstance(event, ev.Progress):
+            if self.live_bars:
+                self._show_bar(event)
+                return
             now = time.monotonic()
             if now - self._last_progress.get(event.step_key, 0.0) >= self.progress_every:
                 self._last_progress[event.step_key] = now
                 pct = f" {event.fraction * 100:3.0f}%" if event.fraction is not None else ""
                 c.print(f"    [dim]…{pct} {event.text}[/]")
         elif isinstance(event, ev.StepEnded):
+            self._hide_bar()
             if event.step_key.startswith("teardown/safe-state."):
                 role = event.step_key.split("safe-state.", 1)[1].split("#")[0]
                 style = "dim" if event.outcome is ev.StepOutcome.PASS else "bold red"
@@ -82,9 +88,34 @@ class ConsoleReporter:
         elif isinstance(event, ev.InstrumentErrorReported):
             c.print(f"  [magenta]instrument error {event.role}: {event.code:+d},\"{event.message}\"[/]")
         elif isinstance(event, ev.RunEnded):
+            self._hide_bar()
             style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
             c.print(f"[{style}]run {event.outcome.value.upper()}[/]  {event.message}")
 
+    def _show_bar(self, event: ev.Progress) -> None:
+        """A live progress bar on a terminal: what the step waits for, how far, how long."""
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            SpinnerColumn,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        if self._bar is None:
+            bar = Progress(SpinnerColumn(), TextColumn("    {task.description}"), BarColumn(),
+                           TaskProgressColumn(), TimeElapsedColumn(), console=self.console, transient=True)
+            bar.start()
+            self._bar = (bar, bar.add_task(event.text, total=1.0 if event.fraction is not None else None))
+        bar, task = self._bar
+        bar.update(task, description=event.text, completed=event.fraction or 0.0,
+                   total=1.0 if event.fraction is not None else None)
+
+    def _hide_bar(self) -> None:
+        if self._bar is not None:
+            self._bar[0].stop()
+            self._bar = None
 
     def _compact(self, event: ev.Event) -> None:
         c = self.console
