@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from labctl.sim.faults import ALL_FAULTS, VARIANTS
+
+
+def _known_fault(name: str) -> str:
+    if name not in ALL_FAULTS:
+        raise ValueError(f"unknown fault {name!r}; known: {', '.join(ALL_FAULTS)}")
+    return name
 
 
 class FaultSpec(BaseModel):
@@ -17,12 +25,32 @@ class FaultSpec(BaseModel):
 
     fault: str = Field(description="fault name, e.g. marginal_lane, hot_spot, dead_rail")
 
+    @field_validator("fault")
+    @classmethod
+    def _check_fault(cls, value: str) -> str:
+        return _known_fault(value)
+
 
 class SimDut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     variant: str = Field("golden", description="named DUT variant")
     faults: list[FaultSpec | str] = Field(default_factory=list)
+
+    @field_validator("variant")
+    @classmethod
+    def _check_variant(cls, value: str) -> str:
+        if value not in VARIANTS:
+            raise ValueError(f"unknown variant {value!r}; known: {', '.join(VARIANTS)}")
+        return value
+
+    @field_validator("faults")
+    @classmethod
+    def _check_faults(cls, value: list[FaultSpec | str]) -> list[FaultSpec | str]:
+        for item in value:
+            if isinstance(item, str):
+                _known_fault(item)
+        return value
 
 
 class SimConfig(BaseModel):
@@ -36,3 +64,11 @@ class SimConfig(BaseModel):
     duts: dict[str, SimDut] = Field(default_factory=dict, description="DUT serials and their variants/faults")
     faults: list[FaultSpec | str] = Field(default_factory=list, description="bench-level faults")
     options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("faults")
+    @classmethod
+    def _check_faults(cls, value: list[FaultSpec | str]) -> list[FaultSpec | str]:
+        for item in value:
+            if isinstance(item, str):
+                _known_fault(item)
+        return value
