@@ -15,6 +15,17 @@ def _known_fault(name: str) -> str:
     return name
 
 
+def _check_fault_list(value: Any) -> Any:
+    """Check fault names before the items are typed (one clear error per bad name)."""
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, str):
+                _known_fault(item)
+            elif isinstance(item, dict) and isinstance(item.get("fault"), str):
+                _known_fault(item["fault"])
+    return value
+
+
 class FaultSpec(BaseModel):
     """One injectable fault, e.g. ``{fault: marginal_lane, lane: 3}``.
 
@@ -44,13 +55,10 @@ class SimDut(BaseModel):
             raise ValueError(f"unknown variant {value!r}; known: {', '.join(VARIANTS)}")
         return value
 
-    @field_validator("faults")
+    @field_validator("faults", mode="before")
     @classmethod
-    def _check_faults(cls, value: list[FaultSpec | str]) -> list[FaultSpec | str]:
-        for item in value:
-            if isinstance(item, str):
-                _known_fault(item)
-        return value
+    def _check_faults(cls, value: Any) -> Any:
+        return _check_fault_list(value)
 
 
 class SimConfig(BaseModel):
@@ -65,10 +73,7 @@ class SimConfig(BaseModel):
     faults: list[FaultSpec | str] = Field(default_factory=list, description="bench-level faults")
     options: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("faults")
+    @field_validator("faults", mode="before")
     @classmethod
-    def _check_faults(cls, value: list[FaultSpec | str]) -> list[FaultSpec | str]:
-        for item in value:
-            if isinstance(item, str):
-                _known_fault(item)
-        return value
+    def _check_faults(cls, value: Any) -> Any:
+        return _check_fault_list(value)

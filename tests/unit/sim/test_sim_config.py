@@ -22,7 +22,7 @@ def write(tmp_path, sim: str):
 def test_bad_names_are_fixture_errors_with_a_line(tmp_path, sim, message):
     with pytest.raises(FixtureError) as info:
         load_fixture(write(tmp_path, sim))
-    assert message in str(info.value)
+    assert message in info.value.format()
     assert info.value.line is not None and info.value.line >= 4
 
 
