@@ -259,6 +259,7 @@ class Runner:
         attempts = step.retries + 1
         result = StepResult(key, step.id, ps.group, step.check, StepOutcome.ERROR, corner=corner)
         first = self.options.first_attempt.get(key, 1)
+        first_failure: str | None = None
         for attempt in range(first, first + attempts):
             attempt_key = f"{key}#{attempt}"
             start = self.clock.monotonic()
@@ -278,6 +279,11 @@ class Runner:
             duration = self.clock.monotonic() - start
             self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                        outcome=outcome, message=message, duration=duration))
+            if first_failure is None and outcome in (StepOutcome.FAIL, StepOutcome.ERROR):
+                first_failure = f"attempt {attempt - first + 1} {outcome.value}: {message}"
+            if outcome is StepOutcome.PASS and first_failure is not None:
+                # a retry never hides the first failure
+                message = f"passed on attempt {attempt - first + 1} of {attempts}; {first_failure}"
             result.outcome, result.message, result.attempts = outcome, message, attempt - first + 1
             result.measurements = ctx.recorded
             if outcome in (StepOutcome.PASS, StepOutcome.ABORTED) or self.abort.requested and not teardown:

@@ -52,6 +52,15 @@ def _boom(ctx, args):
                             command="READ?")
 
 
+_flaky_calls: list[int] = []
+
+
+def _flaky(ctx, args):
+    _flaky_calls.append(1)
+    if len(_flaky_calls) <= args.fail_first:
+        _boom(ctx, args)
+
+
 @pytest.fixture(autouse=True, scope="module")
 def test_checks():
     """Checks of this module only: registered for its tests, removed afterwards so that they
@@ -59,7 +68,8 @@ def test_checks():
     from labctl.checks import registry
 
     get_check("measure")  # load the built-in catalog first
-    added = {"test.value": (ValueArgs, _value), "test.sleep": (SleepArgs, _sleep), "test.boom": (BoomArgs, _boom)}
+    added = {"test.value": (ValueArgs, _value), "test.sleep": (SleepArgs, _sleep), "test.boom": (BoomArgs, _boom),
+             "test.flaky": (FlakyArgs, _flaky)}
     for name, (args, func) in added.items():
         register_check(name, args=args)(func)
     yield
@@ -173,6 +183,25 @@ def test_retries_are_recorded_and_never_hide_the_first_failure(tmp_path):
     outcomes = [e.outcome for e in events if isinstance(e, ev.StepEnded) and e.step_key.startswith("steps/flaky")]
     assert outcomes == [ev.StepOutcome.FAIL] * 3
     assert result.steps[0].attempts == 3
+
+
+class FlakyArgs(CheckArgs):
+    fail_first: int
+
+
+def test_a_pass_after_retries_still_shows_the_first_failure(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: flaky, check: test.flaky, args: {fail_first: 1}, retries: 2}
+    """)
+    result, events, _ = run(loaded)
+    (step,) = [s for s in result.steps if s.step_id == "flaky"]
+    assert step.outcome is ev.StepOutcome.PASS and step.attempts == 2
+    assert step.message.startswith("passed on attempt 2 of 3; attempt 1 ERROR: ")
+    assert "READ?" in step.message
+    ends = [e for e in events if isinstance(e, ev.StepEnded) and e.step_key.startswith("steps/flaky")]
+    assert [e.outcome for e in ends] == [ev.StepOutcome.ERROR, ev.StepOutcome.PASS]
 
 
 def test_on_fail_stop_skips_the_rest_but_teardown_runs(tmp_path):
