@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DUT_FAULTS = ("marginal_lane", "hot_spot", "dead_rail", "slow_sequencing", "noisy_rail", "overtemp")
-INSTRUMENT_FAULTS = ("instrument_timeout", "disconnect", "garbage_reply", "scpi_error")
+INSTRUMENT_FAULTS = ("instrument_timeout", "disconnect", "garbage_reply", "scpi_error", "slow_reply")
 ALL_FAULTS = DUT_FAULTS + INSTRUMENT_FAULTS
 
 # A named variant is shorthand for a list of faults (plus process corners handled in DutParams).
@@ -31,6 +31,7 @@ DEFAULT_ROLE = {
     "disconnect": "bert",
     "garbage_reply": "daq",
     "scpi_error": "psu",
+    "slow_reply": "daq",
 }
 
 GARBAGE = "\x15#?!@garbage\x7f"
@@ -61,6 +62,7 @@ class ActiveFault:
     after: int = 0  # lines to let through first
     count: int = -1  # how many times it fires (-1: forever)
     persistent: bool = False
+    delay: float = 0.0  # wall seconds (slow_reply): instrument timeouts are wall time
     seen: int = 0
 
     @property
@@ -89,6 +91,7 @@ class FaultGate:
                     after=int(spec.get("after", 0)),
                     count=int(spec.get("count", 1 if kind in {"garbage_reply", "disconnect"} else -1)),
                     persistent=bool(spec.get("persistent", False)),
+                    delay=float(spec.get("delay", 1.0)),
                 )
             )
 
@@ -123,3 +126,12 @@ class FaultGate:
                     f.fire()
                     return GARBAGE
         return reply
+
+    def reply_delay(self) -> float:
+        """Wall seconds to hold the next reply back (slow_reply), 0 if none."""
+        with self.lock:
+            for f in self.faults:
+                if f.kind == "slow_reply" and f.due:
+                    f.fire()
+                    return f.delay
+        return 0.0

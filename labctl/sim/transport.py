@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import Protocol
 
 from labctl.sim.faults import FaultGate
 
 log = logging.getLogger(__name__)
 _EOL = re.compile(rb"[\r\n]")
+MAX_DELAY = 30.0  # wall seconds
 
 
 class Responder(Protocol):
@@ -50,6 +52,8 @@ class LineSession:
                 log.exception("responder failed on %r", line)
                 reply = None
             reply = self.gate.after_reply(reply)
+            if reply is not None and (delay := self.gate.reply_delay()) > 0:
+                time.sleep(min(delay, MAX_DELAY))  # a slow instrument holds its answer back
             if reply is not None:
                 out += reply.encode("latin-1", errors="replace") + b"\n"
         return out, False

@@ -173,3 +173,12 @@ def test_instrument_timeout_with_a_count_recovers_by_itself(lab, visa):
         with pytest.raises(pyvisa.errors.VisaIOError):
             psu.query("*IDN?")
     assert psu.query("*IDN?").startswith("Keysight Technologies,E36312A")
+
+
+def test_slow_reply_answers_late(lab, visa):
+    psu = visa("psu", timeout=3000)
+    lab.inject({"fault": "slow_reply", "role": "psu", "delay": 0.4, "count": 2})
+    assert psu.query("*IDN?").startswith("Keysight Technologies,E36312A")  # late, within 3 s
+    psu.timeout = 100
+    with pytest.raises(pyvisa.errors.VisaIOError):
+        psu.query("*OPC?")  # its answer comes after the client gave up
