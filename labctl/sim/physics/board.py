@@ -71,8 +71,8 @@ class Board:
         self.pg_ms = {}
 
     def rail_up(self, name: str, now: float) -> bool:
-        if not self.powered or self.latched:
-            return False
+        if not self.powered or self.latched or name in self.params.dead_rails:
+            return False  # (a rail that dies while running drops at once)
         t = self.pg_ms.get(name)
         return t is not None and (now - self.on_since) * 1000.0 >= t
 

@@ -182,3 +182,11 @@ def test_slow_reply_answers_late(lab, visa):
     psu.timeout = 100
     with pytest.raises(pyvisa.errors.VisaIOError):
         psu.query("*OPC?")  # its answer comes after the client gave up
+
+
+def test_a_rail_that_dies_while_running_drops_at_once(manual_lab, mvisa, mconsole, clock):
+    power_on(mvisa("psu"), clock=clock)
+    assert float(mconsole.table("sensors")["VDD_IO_V"]) > 0.85
+    manual_lab.inject({"fault": "dead_rail", "rail": "VDD_IO"})
+    assert float(mconsole.table("sensors")["VDD_IO_V"]) == 0.0
+    assert mconsole.cmd("link status")[0].endswith("DETECT_QUIET")
