@@ -44,7 +44,9 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
     try:
         lab.start()
         scale = lab.clock.scale
-        click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial}, time x{scale:g}")
+        dut_params = lab.bench.dut
+        what = dut_params.variant + (f"; faults: {', '.join(dut_params.faults)}" if dut_params.faults else "")
+        click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
         for role, address in lab.addresses.items():
             binding = fixture.roles[role]
             click.echo(f"  {role:<8} {binding.driver:<18} {address}")

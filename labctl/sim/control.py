@@ -48,6 +48,7 @@ def lab_state(lab: Any) -> dict[str, Any]:
             "time": round(t, 3),
             "dut": b.params.serial,
             "variant": b.params.variant,
+            "dut_faults": list(b.params.faults),
             "powered": b.powered and not b.latched,
             "latched": b.latched,
             "workload_percent": round(b.workload * 100, 1),

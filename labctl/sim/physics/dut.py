@@ -38,6 +38,7 @@ class DutParams:
     lanes: list[LaneParams] = field(default_factory=list)
     overtemp: bool = False
     firmware: str = "1.4.2"
+    faults: list[str] = field(default_factory=list)  # names of the DUT faults applied
 
     @classmethod
     def build(cls, serial: str, seed: int, variant: str = "golden") -> DutParams:
@@ -62,6 +63,10 @@ class DutParams:
     # -- board-level faults ------------------------------------------------------------
     def apply_fault(self, name: str, spec: dict[str, Any]) -> None:
         """Apply a DUT fault (raises ValueError for bad parameters)."""
+        self._apply(name, spec)
+        self.faults.append(name)
+
+    def _apply(self, name: str, spec: dict[str, Any]) -> None:
         if name == "marginal_lane":
             lane = int(spec.get("lane", 3))
             if not 1 <= lane <= K.LANES:
