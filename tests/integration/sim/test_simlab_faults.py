@@ -81,13 +81,15 @@ def test_unknown_faults_and_roles_are_fixture_errors(lab, tmp_path):
 
 
 def test_instrument_timeout_after_n_commands(lab, visa):
-    dmm = visa("dmm", timeout=500)
+    dmm = visa("dmm", timeout=3000)
     lab.inject({"fault": "instrument_timeout", "role": "dmm", "after": 2})
     assert dmm.query("*IDN?").startswith("Keysight")
+    dmm.timeout = 300
     with pytest.raises(pyvisa.errors.VisaIOError):
         dmm.query("MEAS:VOLT:DC?")
     lab.clear_faults("dmm")
     dmm.clear()
+    dmm.timeout = 3000
     assert dmm.query("*OPC?") == "1"
 
 
@@ -172,6 +174,7 @@ def test_instrument_timeout_with_a_count_recovers_by_itself(lab, visa):
     for _ in range(2):
         with pytest.raises(pyvisa.errors.VisaIOError):
             psu.query("*IDN?")
+    psu.timeout = 3000
     assert psu.query("*IDN?").startswith("Keysight Technologies,E36312A")
 
 
