@@ -1,7 +1,7 @@
 """The DUT's debug console (board management controller) on a serial line.
 
 Every reply is zero or more lines followed by ``OK`` or ``ERR <message>``. The protocol is
-documented in docs/simulated-lab.md and /work/notes/protocols.md.
+documented in docs/simulated-lab.md and docs/sim-protocols.md.
 """
 
 from __future__ import annotations
