@@ -258,4 +258,4 @@ class _SessionLogPusher:
         records = list(self.log.records[self._sent:])
         if records:
             self._sent += len(records)
-            self.recorder.add_session_log(event.run_id, records)
+            self.recorder.add_session_log(event.run_id, records, step_key=getattr(event, "step_key", None))
