@@ -30,6 +30,15 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
         store.close()
     if not info.resumable:
         raise UsageError(f"cannot resume run {run_id}: {info.reason}")
+    if info.outcome not in ("interrupted", "aborted"):
+        raise UsageError(f"cannot resume run {run_id}: it ended {info.outcome}; only interrupted or aborted "
+                         "runs continue", hint=f"run the plan again: labctl run {info.plan_path}")
+    from labctl.launch import resolve_fixture
+
+    station = resolve_fixture(fixture, []).station
+    if station != info.station:
+        raise UsageError(f"cannot resume run {run_id} on station {station}: it ran on station {info.station}",
+                         hint="pass --fixture with that station's file")
     plan_path = info.plan_path
     if not Path(plan_path).exists():
         raise UsageError(f"cannot resume run {run_id}: its plan file {plan_path} is gone",

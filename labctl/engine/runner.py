@@ -296,7 +296,8 @@ class Runner:
 
     def _call(self, spec: Any, ctx: StepContext, args: Any) -> tuple[StepOutcome, str]:
         if spec is None or spec.func is None:
-            return StepOutcome.ERROR, f"check {ctx.step_id}: no implementation is installed"
+            name = spec.name if spec is not None else "?"
+            return StepOutcome.ERROR, f"check {name} has no implementation installed (step {ctx.step_id})"
         try:
             spec.func(ctx, args)
         except RunAborted as exc:

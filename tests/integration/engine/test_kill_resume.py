@@ -105,3 +105,27 @@ def test_sigkill_then_resume(served_lab, db_url, after_steps, seed):
     assert not duplicates, duplicates
     # 8 corners x (2 rails + 1 die temperature) measurements in the steps group
     assert len(logical) == 8 * 3
+
+
+def test_resume_refuses_a_finished_run_and_a_wrong_station(served_lab, tmp_path):
+    db = str(tmp_path / "r.db")
+    done = RunProcess("run", PLAN, "--fixture", str(served_lab.fixture), "--db", db, "--no-preflight")
+    assert done.finish(timeout=300) == 0, done.output
+    (row,) = labctl_json("runs", "--db", db, "--format", "json")
+    res = subprocess.run([sys.executable, "-m", "labctl", "resume", row["id"], "--db", db,
+                          "--fixture", str(served_lab.fixture)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 4
+    assert "already passed" in res.stderr or "ended passed" in res.stderr
+    assert "Traceback" not in res.stderr
+
+    # an interrupted run cannot be continued on another station
+    run = RunProcess("run", PLAN, "--fixture", str(served_lab.fixture), "--db", db, "--json", "--no-preflight")
+    run_id = json.loads(run.wait_for('"StepEnded"', timeout=120))["run_id"]
+    run.proc.send_signal(signal.SIGKILL)
+    run.proc.wait(timeout=30)
+    other = tmp_path / "other.yaml"
+    other.write_text(served_lab.fixture.read_text().replace("station: sim-bench-1", "station: bench-7"))
+    res = subprocess.run([sys.executable, "-m", "labctl", "resume", run_id, "--db", db, "--fixture", str(other)],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 4, res.stdout + res.stderr
+    assert "it ran on station sim-bench-1" in res.stderr
