@@ -20,9 +20,19 @@ _VERDICT_STYLE = {"PASS": "green", "MARGINAL": "yellow", "FAIL": "bold red", "NO
 
 
 def _fmt(value: Any) -> str:
+    """A value for rich markup: floats to 6 digits, brackets escaped."""
+    from rich.markup import escape
+
     if isinstance(value, float):
         return f"{value:.6g}"
-    return str(value)
+    return escape(str(value))
+
+
+def _corner(corner: dict[str, Any]) -> str:
+    """``[ambient=25 degC]`` as literal text inside rich markup."""
+    from rich.markup import escape
+
+    return escape(f"[{', '.join(f'{k}={v}' for k, v in corner.items())}]") if corner else ""
 
 
 class ConsoleReporter:
@@ -47,22 +57,22 @@ class ConsoleReporter:
             return
         c = self.console
         if isinstance(event, ev.RunStarted):
-            c.print(f"[bold]run {event.run_id}[/]  plan [cyan]{event.plan_name}[/] v{event.plan_version}  "
-                    f"station [cyan]{event.station}[/]  DUT [cyan]{event.dut_serial or '-'}[/]")
+            c.print(f"[bold]run {event.run_id}[/]  plan [cyan]{_fmt(event.plan_name)}[/] v{_fmt(event.plan_version)}  "
+                    f"station [cyan]{_fmt(event.station)}[/]  DUT [cyan]{_fmt(event.dut_serial or '-')}[/]")
         elif isinstance(event, ev.StepStarted):
             if event.check == "safe_state":
                 return
-            corner = ", ".join(f"{k}={v}" for k, v in event.corner.items())
+            corner = _corner(event.corner)
             attempt = f" (attempt {event.attempt})" if event.attempt > 1 else ""
-            c.print(f"▶ [bold]{event.step_id}[/] [dim]{event.check}{f'  [{corner}]' if corner else ''}{attempt}[/]")
+            c.print(f"▶ [bold]{_fmt(event.step_id)}[/] [dim]{_fmt(event.check)}{f'  {corner}' if corner else ''}{attempt}[/]")
         elif isinstance(event, ev.MeasurementRecorded):
             if self.quiet_measurements and event.verdict not in (ev.Verdict.FAIL, ev.Verdict.MARGINAL):
                 return
             labels = " ".join(f"{k}={v}" for k, v in event.labels.items())
-            limits = f"  [dim]{event.limits.text}[/]" if event.limits and event.limits.text else ""
+            limits = f"  [dim]{_fmt(event.limits.text)}[/]" if event.limits and event.limits.text else ""
             style = _VERDICT_STYLE[event.verdict.value]
             verdict = f"  [{style}]{event.verdict.value}[/]" if event.verdict is not ev.Verdict.NONE else ""
-            c.print(f"    {event.name}{f' ({labels})' if labels else ''} = {_fmt(event.value)} {event.unit}{limits}{verdict}")
+            c.print(f"    {_fmt(event.name)}{f' ({_fmt(labels)})' if labels else ''} = {_fmt(event.value)} {_fmt(event.unit)}{limits}{verdict}")
         elif isinstance(event, ev.Progress):
             if self.live_bars:
                 self._show_bar(event)
@@ -71,26 +81,26 @@ class ConsoleReporter:
             if now - self._last_progress.get(event.step_key, 0.0) >= self.progress_every:
                 self._last_progress[event.step_key] = now
                 pct = f" {event.fraction * 100:3.0f}%" if event.fraction is not None else ""
-                c.print(f"    [dim]…{pct} {event.text}[/]")
+                c.print(f"    [dim]…{pct} {_fmt(event.text)}[/]")
         elif isinstance(event, ev.StepEnded):
             self._hide_bar()
             if event.step_key.startswith("teardown/safe-state."):
                 role = event.step_key.split("safe-state.", 1)[1].split("#")[0]
                 style = "dim" if event.outcome is ev.StepOutcome.PASS else "bold red"
-                c.print(f"  [{style}]safe state {role}: {event.message or event.outcome.value}[/]")
+                c.print(f"  [{style}]safe state {role}: {_fmt(event.message or event.outcome.value)}[/]")
                 return
             style = _OUTCOME_STYLE[event.outcome.value]
-            msg = f"  {event.message}" if event.message else ""
+            msg = f"  {_fmt(event.message)}" if event.message else ""
             c.print(f"  [{style}]{event.outcome.value}[/]{msg}")
         elif isinstance(event, ev.LogMessage):
             if event.level in ("warning", "error"):
-                c.print(f"  [{'yellow' if event.level == 'warning' else 'red'}]{event.level}: {event.message}[/]")
+                c.print(f"  [{'yellow' if event.level == 'warning' else 'red'}]{event.level}: {_fmt(event.message)}[/]")
         elif isinstance(event, ev.InstrumentErrorReported):
-            c.print(f"  [magenta]instrument error {event.role}: {event.code:+d},\"{event.message}\"[/]")
+            c.print(f"  [magenta]instrument error {event.role}: {event.code:+d},\"{_fmt(event.message)}\"[/]")
         elif isinstance(event, ev.RunEnded):
             self._hide_bar()
             style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
-            c.print(f"[{style}]run {event.outcome.value.upper()}[/]  {event.message}")
+            c.print(f"[{style}]run {event.outcome.value.upper()}[/]  {_fmt(event.message)}")
 
     def _show_bar(self, event: ev.Progress) -> None:
         """A live progress bar on a terminal: what the step waits for, how far, how long."""
@@ -123,20 +133,20 @@ class ConsoleReporter:
             self._steps[event.step_key] = event
         elif isinstance(event, ev.MeasurementRecorded) and event.verdict is ev.Verdict.FAIL:
             labels = " ".join(f"{k}={v}" for k, v in event.labels.items())
-            limits = f"  [dim]{event.limits.text}[/]" if event.limits and event.limits.text else ""
-            c.print(f"      [red]{event.name}{f' ({labels})' if labels else ''} = {_fmt(event.value)} {event.unit}[/]{limits}")
+            limits = f"  [dim]{_fmt(event.limits.text)}[/]" if event.limits and event.limits.text else ""
+            c.print(f"      [red]{_fmt(event.name)}{f' ({_fmt(labels)})' if labels else ''} = {_fmt(event.value)} {_fmt(event.unit)}[/]{limits}")
         elif isinstance(event, ev.StepEnded):
             started = self._steps.pop(event.step_key, None)
             if started is None or started.check == "safe_state" and event.outcome is ev.StepOutcome.PASS:
                 return
-            corner = ", ".join(f"{k}={v}" for k, v in started.corner.items())
+            corner = _corner(started.corner)
             style = _OUTCOME_STYLE[event.outcome.value]
-            detail = f"  [dim]{event.message}[/]" if event.message and event.outcome is not ev.StepOutcome.PASS else ""
-            c.print(f"  [{style}]{event.outcome.value:<7}[/] {started.step_id}"
-                    f"{f' [dim][{corner}][/]' if corner else ''}{detail}")
+            detail = f"  [dim]{_fmt(event.message)}[/]" if event.message and event.outcome is not ev.StepOutcome.PASS else ""
+            c.print(f"  [{style}]{event.outcome.value:<7}[/] {_fmt(started.step_id)}"
+                    f"{f' [dim]{corner}[/]' if corner else ''}{detail}")
         elif isinstance(event, ev.RunEnded):
             style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
-            c.print(f"  [{style}]run {event.outcome.value.upper()}[/]  {event.message}")
+            c.print(f"  [{style}]run {event.outcome.value.upper()}[/]  {_fmt(event.message)}")
 
 
 class JsonLinesReporter:
@@ -165,5 +175,5 @@ def summary_table(result: Any, title: str = "") -> Any:
         corner = ", ".join(f"{k}={v}" for k, v in s.corner.items())
         style = _OUTCOME_STYLE.get(s.outcome.value, "")
         attempts = f" ×{s.attempts}" if s.attempts > 1 else ""
-        table.add_row(s.step_id, corner, f"[{style}]{s.outcome.value}[/]{attempts}", s.message)
+        table.add_row(_fmt(s.step_id), _fmt(corner), f"[{style}]{s.outcome.value}[/]{attempts}", _fmt(s.message))
     return table

@@ -15,6 +15,7 @@ from labctl.errors import ExitCode, LabctlError
 def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
              time_scale: float | None = None) -> ExitCode:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from labctl.console import ConsoleReporter
@@ -40,9 +41,9 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         reporter = ConsoleReporter(console, compact=not verbose)
         try:
             out = execute(RunRequest(plan=plan, fixture=fixture, dut=serial, db=db, time_scale=time_scale), [reporter],
-                          say=lambda text: console.print(f"[dim]{text}[/]"))
+                          say=lambda text: console.print(f"[dim]{escape(text)}[/]"))
         except LabctlError as err:
-            console.print(f"[bold red]{err.format()}[/]")
+            console.print(f"[bold red]{escape(err.format())}[/]")
             rows.append((serial, None))
             crashed = True
             continue
@@ -59,7 +60,7 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
             table.add_row(serial, "-", "[bold red]not run[/]", "see the error above")
             continue
         r = out.result
-        failing = "\n".join(f"{s.step_id}{_corner(s)}: {s.message}" for s in r.failures) or "-"
+        failing = escape("\n".join(f"{s.step_id}{_corner(s)}: {s.message}" for s in r.failures) or "-")
         table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
     console.print(table)
     if db_shown:

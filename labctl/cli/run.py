@@ -71,7 +71,7 @@ def _finish(out, as_json: bool, junit: str | None) -> None:
         console = Console(highlight=False)
         console.print(summary_table(out.result))
         for note in out.notes:
-            console.print(f"[yellow]{note}[/]")
+            console.print(note, style="yellow", markup=False)
         if out.db:
             console.print(f"results: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
     else:

@@ -351,3 +351,31 @@ def test_run_refuses_to_start_with_an_interlock_already_tripped(tmp_path):
     assert result.message.startswith("refused to start")
     assert not [e for e in events if isinstance(e, ev.StepStarted) and e.check != "safe_state"]
     assert station.safe_calls == 1
+
+
+def test_console_prints_corners_and_bracketed_text_literally(tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from labctl.console import ConsoleReporter
+
+    loaded = plan(tmp_path, """
+        name: t
+        corners:
+          ambient: [0 degC, 45 degC]
+        steps:
+          - {id: low, check: test.value, args: {value: 0.70}, limits: {min: 0.8 V}}
+    """)
+    for compact in (False, True):
+        out = StringIO()
+        reporter = ConsoleReporter(Console(file=out, width=200, color_system=None), compact=compact)
+        events: list[ev.Event] = []
+        bus = ev.EventBus()
+        bus.subscribe(reporter)
+        bus.subscribe(events.append)
+        Runner(loaded, FakeStation(), FIXTURE, bus=bus, clock=ScaledClock(1000),
+               options=RunOptions(handle_signals=False)).run()
+        text = out.getvalue()
+        assert "[ambient=0 degC]" in text and "[ambient=45 degC]" in text, text
+        assert "x ≥ 0.8 V" in text
