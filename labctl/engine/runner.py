@@ -132,7 +132,7 @@ class Runner:
             trip = monitor.check_once() if interlocks else None
             if trip is not None:
                 refused = f"refused to start: safety interlock already tripped: {trip.message}"
-        except LabctlError as err:
+        except Exception as err:  # noqa: BLE001 - an interlock that cannot be read must not be ignored
             refused = f"refused to start: safety interlocks cannot be read: {err}"
             self.abort.request("safety", refused)
         safe_state: dict[str, Any] = {}
@@ -156,7 +156,7 @@ class Runner:
     def _publish_started(self) -> None:
         loaded = self.loaded
         plan = loaded.plan
-        text = Path(loaded.files[0]).read_text(encoding="utf-8") if loaded.files else ""
+        text = _plan_text(loaded.files)
         instruments = [
             InstrumentInfo(role=name, driver=b.driver, resource=b.resource,
                            idn=self.options.identities.get(name, ""),
@@ -367,6 +367,16 @@ class _null:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def _plan_text(files: list[str]) -> str:
+    """The plan as run: its file, followed by every file it included (each headed by its path)."""
+    if not files:
+        return ""
+    parts = [Path(files[0]).read_text(encoding="utf-8")]
+    for extra in files[1:]:
+        parts.append(f"\n# ---- included: {extra} ----\n" + Path(extra).read_text(encoding="utf-8"))
+    return "".join(parts)
 
 
 def _jsonable(values: Any) -> Any:

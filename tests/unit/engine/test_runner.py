@@ -379,3 +379,22 @@ def test_console_prints_corners_and_bracketed_text_literally(tmp_path):
         text = out.getvalue()
         assert "[ambient=0 degC]" in text and "[ambient=45 degC]" in text, text
         assert "x ≥ 0.8 V" in text
+
+
+def test_run_record_keeps_the_plan_text_with_its_includes(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "common.yaml").write_text(textwrap.dedent("""
+        steps:
+          - {id: shared, check: test.value, args: {value: 0.1}}
+    """))
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - include: lib/common.yaml
+          - {id: own, check: test.value, args: {value: 0.2}}
+    """)
+    _, events, _ = run(loaded)
+    started = events[0]
+    assert isinstance(started, ev.RunStarted)
+    assert "id: own" in started.plan_text and "id: shared" in started.plan_text
+    assert "included:" in started.plan_text and "common.yaml" in started.plan_text
