@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from labctl.errors import ExitCode, LabctlError
+from labctl.errors import ExitCode, LabctlError, UsageError
 
 
 def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
@@ -26,8 +26,8 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     fx = load_fixture(fixture)
     scale = time_scale or (fx.sim.time_scale if fx.sim else 1.0)
     if fx.sim is None or not fx.sim.enabled:
-        raise LabctlError(f"fixture {fixture} has no enabled sim: section; the demo runs on the simulated lab",
-                          hint="use fixtures/sim-bench.yaml")
+        raise UsageError(f"fixture {fixture} has no enabled sim: section; the demo runs on the simulated lab",
+                         hint="use fixtures/sim-bench.yaml")
     serials = duts or list(fx.sim.duts) or [fx.sim.dut or "SIM-GOLD-0001"]
     console.print(f"[bold]labctl demo[/]: plan [cyan]{plan}[/] on the simulated bench [cyan]{fx.station}[/] "
                   f"(time ×{scale:g}), {len(serials)} DUT(s): {', '.join(serials)}")

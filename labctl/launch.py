@@ -125,7 +125,8 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             lab_hook: Callable[[Any], None] | None = None, first_attempt: dict[str, int] | None = None,
             run_notes: tuple[str, ...] = ()) -> RunOutput:
     """Run one plan on one DUT; returns the result and the exit code. Raises LabctlError for
-    problems found before the run starts (bad plan or fixture, pre-flight failure)."""
+    problems found before the run starts (bad plan or fixture, unreachable database,
+    pre-flight failure): nothing is powered then."""
     from labctl.engine.events import EventBus, RunOutcome
     from labctl.engine.runner import Runner, RunOptions
     from labctl.instruments import open_station
@@ -138,51 +139,48 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
     clock = make_clock(fixture)
     for n in notes:
         say(n)
-    notes_before = len(notes)
-    with simulated_lab(fixture, req.dut, clock, notes) as lab:
-        for n in notes[notes_before:]:
-            say(n)
+    # the results store first: an unreachable database stops the run before anything is powered
+    store, recorder = _open_recorder(req.db) if req.use_store else (None, None)
+    saved = True
+    try:
         shown = len(notes)
-        if lab is not None and lab_hook is not None:
-            lab_hook(lab)
-        with open_station(fixture, clock=clock) as station:
+        with simulated_lab(fixture, req.dut, clock, notes) as lab, open_station(fixture, clock=clock) as station:
+            for n in notes[shown:]:
+                say(n)
+            shown = len(notes)
+            if lab is not None and lab_hook is not None:
+                lab_hook(lab)
             identities = _preflight(fixture, station, say) if req.preflight else {}
-            dut = req.dut or _dut_serial(station, fixture)
-            store = recorder = None
             bus = EventBus()
-            if req.use_store:
-                store, recorder = _open_recorder(req.db)
+            if recorder is not None:  # before any other subscriber: a step is committed before it is shown
                 bus.subscribe(_SessionLogPusher(station.session_log, recorder))
                 bus.subscribe(recorder)
             for sub in subscribers:
                 bus.subscribe(sub)
-            try:
-                runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
-                    dut_serial=dut, operator=req.operator or _whoami(), run_id=req.run_id,
-                    prompt_handler=prompt_handler, finished_steps=req.finished_steps,
-                    resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes,
-                    identities=identities))
-                result = runner.run()
-                _ignore_late_interrupts()
-            finally:
-                saved = True
-                if recorder is not None:
-                    with contextlib.suppress(Exception):
-                        recorder.flush()
-                    saved = bool(recorder.saved)
-                    with contextlib.suppress(Exception):
-                        recorder.close()
-                db_url = store.display_url if store is not None else None
-                if store is not None:
-                    with contextlib.suppress(Exception):
-                        store.close()
+            runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
+                dut_serial=req.dut or _dut_serial(station, fixture), operator=req.operator or _whoami(),
+                run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
+                resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes,
+                identities=identities))
+            result = runner.run()
+            _ignore_late_interrupts()
+    finally:
+        if recorder is not None:
+            with contextlib.suppress(Exception):
+                recorder.flush()
+            saved = bool(recorder.saved)
+            with contextlib.suppress(Exception):
+                recorder.close()
+        if store is not None:
+            with contextlib.suppress(Exception):
+                store.close()
     code = EXIT_BY_OUTCOME.get(result.outcome.value, ExitCode.ERROR)
     if not saved:
         notes.append("the results database failed during the run: results were spooled locally; "
                      "run `labctl sync` to push them")
         if result.outcome is RunOutcome.PASSED:
             code = ExitCode.ERROR
-    return RunOutput(result, code, db_url, saved, notes[shown:])
+    return RunOutput(result, code, store.display_url if store is not None else None, saved, notes[shown:])
 
 
 def _ignore_late_interrupts() -> None:

@@ -103,3 +103,11 @@ def test_station_not_reachable_is_a_one_line_error(labctl, tmp_path):
     assert res.returncode == 2, res.stdout + res.stderr
     assert "pre-flight failed" in res.stderr
     assert "Traceback" not in res.stdout + res.stderr
+
+
+def test_unreachable_database_stops_the_run_before_anything_is_powered(labctl, bench, tmp_path):
+    res = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", "postgresql://nobody@127.0.0.1:1/nowhere")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "cannot open the results database" in res.stderr
+    assert "pre-flight" not in res.stdout, "nothing may be touched before the store is open"
+    assert "Traceback" not in res.stderr
