@@ -111,3 +111,17 @@ def test_unreachable_database_stops_the_run_before_anything_is_powered(labctl, b
     assert "cannot open the results database" in res.stderr
     assert "pre-flight" not in res.stdout, "nothing may be touched before the store is open"
     assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("plan", ["smoke.yaml", "power-rails.yaml", "thermal-soak.yaml", "link-ber.yaml"])
+def test_every_example_plan_passes_on_a_golden_board(labctl, bench, tmp_path, plan):
+    res = labctl("run", plan, "--fixture", str(bench), "--dut", "SIM-GOLD-0002", "--db", str(tmp_path / "r.db"),
+                 timeout=600)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr
+    assert "run PASSED" in res.stdout
+
+
+def test_example_plans_are_all_covered():
+    shipped = sorted(p.name for p in (ROOT / "testplans").glob("*.yaml"))
+    assert shipped == sorted(["smoke.yaml", "power-rails.yaml", "thermal-soak.yaml", "link-ber.yaml",
+                              "accelerator-evt.yaml"]), "a new example plan needs its run test here"
