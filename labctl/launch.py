@@ -151,6 +151,11 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
             identities = _preflight(fixture, station, say) if req.preflight else {}
+            reported = _dut_serial(station, fixture)
+            if req.dut and reported and reported != req.dut:
+                raise InstrumentError(f"the board on station {fixture.station} reports serial {reported}, not {req.dut}",
+                                      hint="put the right board on the fixture (for a simulated lab served "
+                                           "elsewhere: labctl sim dut SERIAL), or run with --dut " + reported)
             bus = EventBus()
             if recorder is not None:  # before any other subscriber: a step is committed before it is shown
                 bus.subscribe(_SessionLogPusher(station.session_log, recorder))
@@ -158,7 +163,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             for sub in subscribers:
                 bus.subscribe(sub)
             runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
-                dut_serial=req.dut or _dut_serial(station, fixture), operator=req.operator or _whoami(),
+                dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
                 resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes,
                 identities=identities))
