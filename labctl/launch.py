@@ -34,6 +34,7 @@ class RunRequest:
     resumed_from: str | None = None
     use_store: bool = True
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
+    allow_expired: bool = False  # run on instruments whose calibration expired (recorded)
 
 
 @dataclass
@@ -150,7 +151,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             shown = len(notes)
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
-            identities = _preflight(fixture, station, say) if req.preflight else {}
+            identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
             reported = _dut_serial(station, fixture)
             if req.dut and reported and reported != req.dut:
                 raise InstrumentError(f"the board on station {fixture.station} reports serial {reported}, not {req.dut}",
@@ -165,7 +166,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
                 dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
-                resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=run_notes,
+                resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=(*run_notes, *warnings),
                 identities=identities))
             result = runner.run()
             _ignore_late_interrupts()
@@ -216,18 +217,23 @@ def _dut_serial(station: Any, fixture: Any) -> str | None:
     return ident.get("serial") if isinstance(ident, dict) else None
 
 
-def _preflight(fixture: Any, station: Any, say: Callable[[str], None]) -> dict[str, str]:
-    """Run the station pre-flight (raises on a problem); returns each role's identity."""
+def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
+               allow_expired: bool = False) -> tuple[dict[str, str], list[str]]:
+    """Run the station pre-flight (raises on a problem); returns each role's identity and the
+    warnings (calibration due soon, or expired and allowed), which go into the run's log."""
     from labctl.instruments.preflight import preflight
 
-    report = preflight(fixture, station=station)
+    report = preflight(fixture, station=station, allow_expired=allow_expired)
     if not report.ok:
         problems = "; ".join(f"{r.role}: {r.detail}" for r in report.rows if r.problems)
         raise InstrumentError(f"station pre-flight failed: {problems}",
                               hint="fix the station (labctl instruments check --fixture F), "
                                    "or skip with --no-preflight")
-    say(f"pre-flight: {len(report.rows)} role(s) OK")
-    return {r.role: r.identity for r in report.rows if r.identity}
+    warnings = [f"pre-flight {r.role}: {w}" for r in report.rows for w in r.warnings]
+    for w in warnings:
+        say(w)
+    say(f"pre-flight: {len(report.rows)} role(s) OK" + (f", {len(warnings)} warning(s)" if warnings else ""))
+    return {r.role: r.identity for r in report.rows if r.identity}, warnings
 
 
 def _open_recorder(db: str | None) -> tuple[Any, Any]:

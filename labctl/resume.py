@@ -17,7 +17,7 @@ from labctl.launch import RunOutput, RunRequest, execute
 
 
 def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
-               answers: str | None = None, preflight: bool = True,
+               answers: str | None = None, preflight: bool = True, allow_expired: bool = False,
                subscribers: list[Callable[[Any], None]] | None = None,
                say: Callable[[str], None] = print) -> RunOutput:
     from labctl.plan.loader import load_plan
@@ -56,7 +56,7 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
     first_attempt = {k: n + 1 for k, n in info.attempts.items()}
     req = RunRequest(plan=plan_path, fixture=fixture, dut=info.dut_serial, overrides=overrides, db=db,
                      answers=answers, preflight=preflight, operator=info.operator, run_id=run_id,
-                     finished_steps=finished, resumed_from=run_id)
+                     finished_steps=finished, resumed_from=run_id, allow_expired=allow_expired)
     say(f"resuming run {run_id}: {len(finished)} step(s) already finished, "
         f"{len(info.cut_off)} cut off and re-run")
     for text in notes:

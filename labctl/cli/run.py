@@ -21,6 +21,8 @@ def _run_options(f):
         click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts: STEP_ID: answer"),
         click.option("--junit", type=click.Path(dir_okay=False), help="also write a JUnit XML report here"),
         click.option("--no-preflight", is_flag=True, help="skip the station pre-flight"),
+        click.option("--allow-expired", is_flag=True,
+                     help="run on instruments whose calibration expired (recorded in the run's log)"),
         click.option("--operator", help="operator name recorded with the run (default: login name)"),
     ]):
         f = opt(f)
@@ -43,7 +45,7 @@ def _say(as_json: bool):
 @click.command()
 @click.argument("plan")
 @_run_options
-def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, operator) -> None:
+def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, allow_expired, operator) -> None:
     """Run PLAN on a station, headless.
 
     Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
@@ -53,7 +55,7 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, ope
     from labctl.plan.loader import parse_overrides
 
     req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
-                     answers=answers, preflight=not no_preflight, operator=operator)
+                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
     out = execute(req, _subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, junit)
 
@@ -88,12 +90,14 @@ def _finish(out, as_json: bool, junit: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
 @click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
 @click.option("--no-preflight", is_flag=True, help="skip the station pre-flight")
-def resume(run_id, force, db, fixture, as_json, answers, no_preflight) -> None:
+@click.option("--allow-expired", is_flag=True, help="run on instruments whose calibration expired (recorded)")
+def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_expired) -> None:
     """Continue an interrupted run: setup again, skip finished steps, re-run the cut-off one."""
     from labctl.resume import resume_run
 
     out = resume_run(run_id, force=force, db=db, fixture=fixture, answers=answers,
-                     preflight=not no_preflight, subscribers=_subscribers(as_json), say=_say(as_json))
+                     preflight=not no_preflight, allow_expired=allow_expired,
+                     subscribers=_subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, None)
 
 

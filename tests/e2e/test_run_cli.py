@@ -152,3 +152,20 @@ def test_the_wrong_board_on_the_fixture_is_refused(labctl, tmp_path):
     finally:
         lab.terminate()
         lab.wait(timeout=15)
+
+
+def test_expired_calibration_refuses_the_run_unless_allowed_and_then_it_is_recorded(labctl, tmp_path):
+    import yaml
+
+    bench = isolated_fixture(tmp_path, time_scale=600)
+    data = yaml.safe_load(bench.read_text())
+    data["roles"]["daq"]["asset"]["calibration_due"] = "2020-01-31"
+    bench.write_text(yaml.safe_dump(data))
+    db = str(tmp_path / "r.db")
+    res = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", db)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "daq: calibration expired on 2020-01-31" in res.stderr
+    res = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", db, "--allow-expired", "--json")
+    assert res.returncode == 0, res.stderr
+    logs = [json.loads(line) for line in res.stdout.splitlines() if '"LogMessage"' in line]
+    assert any("calibration expired on 2020-01-31 (allowed by --allow-expired)" in e["message"] for e in logs)
