@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +62,28 @@ def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **si
     out = tmp_path / f"fixture-{src.stem}.yaml"
     out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return out
+
+
+@contextlib.contextmanager
+def served_lab(fixture: Path, *serve_args: str, timeout: float = 30.0) -> Iterator[subprocess.Popen]:
+    """``labctl sim serve --fixture FIXTURE`` in a process of its own, yielded once every role
+    answers at its address; stopped (SIGTERM, then kill) afterwards."""
+    from labctl.instruments.simstart import address_answers
+
+    roles = (yaml.safe_load(Path(fixture).read_text(encoding="utf-8")) or {}).get("roles", {})
+    proc = subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(fixture), *serve_args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + timeout
+        while not all(address_answers(str(r["resource"])) for r in roles.values()):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"labctl sim serve did not come up: {proc.communicate()}")
+            time.sleep(0.1)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -128,30 +128,15 @@ def test_example_plans_are_all_covered():
 
 
 def test_the_wrong_board_on_the_fixture_is_refused(labctl, tmp_path):
-    import subprocess
-    import sys
-    import time
-
-    import yaml
-
-    from labctl.instruments.simstart import address_answers
+    from labctl.sim.testing import served_lab
 
     bench = isolated_fixture(tmp_path, time_scale=600)
-    roles = yaml.safe_load(bench.read_text())["roles"]
-    lab = subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(bench),
-                            "--dut", "SIM-GOLD-0001"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while not all(address_answers(r["resource"]) for r in roles.values()):
-            assert lab.poll() is None and time.monotonic() < deadline, "labctl sim serve did not come up"
-            time.sleep(0.1)
+    with served_lab(bench, "--dut", "SIM-GOLD-0001"):
         res = labctl("run", "smoke.yaml", "--fixture", str(bench), "--dut", "SIM-GOLD-0002",
                      "--db", str(tmp_path / "r.db"))
-        assert res.returncode == 2, res.stdout + res.stderr
-        assert "reports serial SIM-GOLD-0001, not SIM-GOLD-0002" in res.stderr
-    finally:
-        lab.terminate()
-        lab.wait(timeout=15)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "reports serial SIM-GOLD-0001, not SIM-GOLD-0002" in res.stderr
+
 
 
 def test_expired_calibration_refuses_the_run_unless_allowed_and_then_it_is_recorded(labctl, tmp_path):

@@ -11,13 +11,11 @@ import threading
 import time
 from pathlib import Path
 
-import pytest  # noqa: F401
 import pyvisa
 import serial
 import yaml
 
-from labctl.instruments.simstart import address_answers
-from labctl.sim.testing import isolated_fixture
+from labctl.sim.testing import isolated_fixture, served_lab
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "engine"
@@ -48,21 +46,8 @@ class ServedLab:
 
 def served_lab_fixture(tmp_path):
     fx = isolated_fixture(tmp_path, time_scale=60)
-    proc = subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(fx)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lab = ServedLab(fx, proc)
-    deadline = time.monotonic() + 30
-    while not all(address_answers(r["resource"]) for r in lab.roles.values()):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"labctl sim serve did not come up: {proc.communicate()}")
-        time.sleep(0.1)
-    yield lab
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with served_lab(fx) as proc:
+        yield ServedLab(fx, proc)
 
 
 class RunProcess:
