@@ -86,51 +86,46 @@ class PowerOnArgs(CheckArgs):
         return self.inrush_window + self.settle + 1.0
 
 
+class _PerRailArgs(CheckArgs):
+    """Arguments of a check that measures each of ``rails`` through the role named by ``via``
+    (subclasses declare both fields)."""
+
+    channel_fields = ("rails",)
+
+    @field_validator("rails", check_fields=False)
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        return _no_duplicates(v, "rail")
+
+    def roles(self) -> list[str]:
+        return [self.via]  # type: ignore[attr-defined]
+
+
 @register_check("power.rails")
-class PowerRailsArgs(CheckArgs):
+class PowerRailsArgs(_PerRailArgs):
     """Measure each rail's voltage (via DMM, DAQ or DUT telemetry) against nominal ± tol."""
 
     rails: list[SignalName] = Field(min_length=1, description="named rail channels")
     via: Literal["dmm", "daq", "dut"] = Field("daq", description="the role that measures")
     samples: int = Field(1, ge=1, le=10000, description="readings averaged per rail")
 
-    channel_fields = ("rails",)
-
-    @field_validator("rails")
-    @classmethod
-    def _unique(cls, v: list[str]) -> list[str]:
-        return _no_duplicates(v, "rail")
-
     def measurements(self) -> dict[str, Measure]:
         return {r: Measure("voltage", "V", f"DC voltage of {r}") for r in self.rails}
-
-    def roles(self) -> list[str]:
-        return [self.via]
 
     def estimate_seconds(self) -> float:
         return 0.2 * len(self.rails) * self.samples
 
 
 @register_check("power.ripple")
-class PowerRippleArgs(CheckArgs):
+class PowerRippleArgs(_PerRailArgs):
     """AC ripple and noise (peak-to-peak) of each rail in a measurement bandwidth."""
 
     rails: list[SignalName] = Field(min_length=1)
     bandwidth: Frequency = Field("20 MHz", description="measurement bandwidth")
     via: Literal["dmm", "daq", "scope"] = "dmm"
 
-    channel_fields = ("rails",)
-
-    @field_validator("rails")
-    @classmethod
-    def _unique(cls, v: list[str]) -> list[str]:
-        return _no_duplicates(v, "rail")
-
     def measurements(self) -> dict[str, Measure]:
         return {r: Measure("voltage", "mV", f"ripple of {r}, peak to peak") for r in self.rails}
-
-    def roles(self) -> list[str]:
-        return [self.via]
 
     def estimate_seconds(self) -> float:
         return 1.0 * len(self.rails)
