@@ -188,3 +188,14 @@ class StoreError(LabctlError, RuntimeError):
     """The results store cannot be opened or written."""
 
     exit_code = ExitCode.ERROR
+
+
+class StoreTimeout(StoreError, TimeoutError):
+    """The results store did not answer within its bounded time (a stalled server or network):
+    it is treated as failed, and results go to the local spool."""
+
+
+class AbortedBeforeStart(LabctlError):
+    """A signal or an operator abort arrived before anything was powered: nothing ran."""
+
+    exit_code = ExitCode.ABORTED

@@ -124,11 +124,39 @@ def resolve_fixture(path: str | None, notes: list[str], time_scale: float | None
 
 def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None] = print,
             lab_hook: Callable[[Any], None] | None = None, first_attempt: dict[str, int] | None = None,
-            run_notes: tuple[str, ...] = ()) -> RunOutput:
+            run_notes: tuple[str, ...] = (), abort: Any = None, handle_signals: bool = True) -> RunOutput:
     """Run one plan on one DUT; returns the result and the exit code. Raises LabctlError for
     problems found before the run starts (bad plan or fixture, unreachable database,
-    pre-flight failure): nothing is powered then."""
-    from labctl.engine.events import EventBus, RunOutcome
+    pre-flight failure): nothing is powered then.
+
+    ``abort`` is the run's :class:`~labctl.engine.abort.AbortController` (one is made when
+    None): a caller with its own abort control (the TUI, a slot orchestrator) passes its own.
+    With ``handle_signals`` (main thread only), SIGINT, SIGTERM, SIGHUP, SIGQUIT and
+    SIGUSR1/2 abort the run to the safe state from the moment this is called until it returns;
+    a caller that owns the signals passes False.
+    """
+    from labctl.engine.abort import AbortController, abort_on_signals
+
+    abort = abort if abort is not None else AbortController()
+    with abort_on_signals(abort) if handle_signals else contextlib.nullcontext():
+        out = _execute(req, subscribers, say=say, lab_hook=lab_hook, first_attempt=first_attempt,
+                       run_notes=run_notes, abort=abort)
+    if handle_signals:
+        _ignore_late_interrupts()
+    return out
+
+
+def _refuse_if_aborted(abort: Any, when: str) -> None:
+    if abort.requested:
+        from labctl.errors import AbortedBeforeStart
+
+        raise AbortedBeforeStart(f"{abort.reason.message} {when}: nothing was started or powered")
+
+
+def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None],
+             lab_hook: Callable[[Any], None] | None, first_attempt: dict[str, int] | None,
+             run_notes: tuple[str, ...], abort: Any) -> RunOutput:
+    from labctl.engine.events import EventBus
     from labctl.engine.runner import Runner, RunOptions
     from labctl.instruments import open_station
     from labctl.plan.loader import load_plan
@@ -144,6 +172,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
     store, recorder = _open_recorder(req.db) if req.use_store else (None, None)
     saved = True
     try:
+        _refuse_if_aborted(abort, "while the results store was opened")
         shown = len(notes)
         with simulated_lab(fixture, req.dut, clock, notes) as lab, open_station(fixture, clock=clock) as station:
             for n in notes[shown:]:
@@ -151,6 +180,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             shown = len(notes)
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
+            _refuse_if_aborted(abort, "while the station was opened")
             identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
             reported = _dut_serial(station, fixture)
             if req.dut and reported and reported != req.dut:
@@ -159,17 +189,18 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
                                            "elsewhere: labctl sim dut SERIAL), or run with --dut " + reported)
             bus = EventBus()
             if recorder is not None:  # before any other subscriber: a step is committed before it is shown
-                bus.subscribe(_SessionLogPusher(station.session_log, recorder))
-                bus.subscribe(recorder)
+                bus.subscribe(_SessionLogPusher(station.session_log, recorder), critical=True)
+                bus.subscribe(recorder, critical=True)
             for sub in subscribers:
                 bus.subscribe(sub)
-            runner = Runner(loaded, station, fixture, bus=bus, clock=clock, options=RunOptions(
+            runner = Runner(loaded, station, fixture, bus=bus, clock=clock, abort=abort, options=RunOptions(
                 dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
                 resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=(*run_notes, *warnings),
-                identities=identities))
+                identities=identities, handle_signals=False,
+                store_problem=(lambda: None if recorder.saved else (recorder.problem or "results were spooled"))
+                if recorder is not None else None))
             result = runner.run()
-            _ignore_late_interrupts()
     finally:
         if recorder is not None:
             with contextlib.suppress(Exception):
@@ -184,7 +215,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
     if not saved:
         notes.append("the results database failed during the run: results were spooled locally; "
                      "run `labctl sync` to push them")
-        if result.outcome is RunOutcome.PASSED:
+        if code is ExitCode.PASSED:  # the recorder failed at the very end, after the verdict
             code = ExitCode.ERROR
     return RunOutput(result, code, store.display_url if store is not None else None, saved, notes[shown:])
 
@@ -236,17 +267,25 @@ def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
     return {r.role: r.identity for r in report.rows if r.identity}, warnings
 
 
+OPEN_STORE_TIMEOUT = 45.0  # seconds for opening (connect, migrate, upkeep) the results store
+
+
 def _open_recorder(db: str | None) -> tuple[Any, Any]:
     from labctl.store import open_store
+    from labctl.store.bounded import BoundedCaller
     from labctl.store.recorder import Recorder
 
+    opener = BoundedCaller(OPEN_STORE_TIMEOUT, name="labctl-open-store", what=f"the results store {db or ''}".strip(),
+                           hint="check --db / LABCTL_DB and that the database server answers; nothing was powered")
     try:
-        store = open_store(db)
+        store = opener.call(open_store, db)
     except LabctlError:
         raise
     except Exception as err:  # noqa: BLE001
         raise StoreError(f"cannot open the results store {db or ''}: {err}".replace("  ", " "),
                          hint="check --db / LABCTL_DB") from None
+    finally:
+        opener.close()
     return store, Recorder(store)
 
 

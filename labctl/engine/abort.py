@@ -1,14 +1,21 @@
-"""Abort requests: from the operator (Ctrl-C, the TUI's abort), SIGTERM, or a safety monitor.
+"""Abort requests: from the operator (Ctrl-C, the TUI's abort), a signal, a safety monitor, or
+a failing results store.
 
 An :class:`AbortController` holds the first reason given; everything that waits in a run
 (``StepContext.sleep``, polling loops) checks it, so an abort reaches even a step blocked in
-a long wait within one poll. Signal handlers only *request* an abort: the runner then takes
-the abort path, whose teardown and safe-state actions always run. A second Ctrl-C is
-acknowledged but cannot skip them.
+a long wait within one poll. Listeners (:meth:`AbortController.on_request`) are told at once,
+from whatever thread asked: the safe-state watchdog (:mod:`labctl.engine.watchdog`) uses that
+to drive the safe state itself when the thread running the plan is blocked.
+
+Signal handlers only *request* an abort: the runner then takes the abort path, whose teardown
+and safe-state actions always run. Every way a terminal session ends is covered: SIGINT
+(Ctrl-C), SIGTERM, SIGHUP (terminal closed, SSH session lost), SIGQUIT (Ctrl-\\) and
+SIGUSR1/SIGUSR2. A second signal is acknowledged but cannot skip the safe state.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -16,10 +23,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+#: the signals a run turns into an abort to the safe state
+ABORT_SIGNALS: tuple[signal.Signals, ...] = (
+    signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+
 
 @dataclass(frozen=True)
 class AbortReason:
-    source: str  # operator | signal | safety | engine
+    source: str  # operator | signal | safety | engine | recorder
     message: str
 
 
@@ -36,6 +47,7 @@ class AbortController:
         self._event = threading.Event()
         self._reason: AbortReason | None = None
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[AbortReason], None]] = []
         self.signals_seen = 0
 
     @property
@@ -50,27 +62,81 @@ class AbortController:
     def reason(self) -> AbortReason | None:
         return self._reason
 
+    def on_request(self, listener: Callable[[AbortReason], None]) -> Callable[[], None]:
+        """Call ``listener(reason)`` when the abort is requested (at once if it already was).
+
+        Listeners run in the requesting thread — possibly a signal handler — so they must
+        only hand the work over (set an event), never block. Returns a function removing it.
+        """
+        with self._lock:
+            self._listeners.append(listener)
+            reason = self._reason
+        if reason is not None:
+            listener(reason)
+
+        def remove() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return remove
+
     def request(self, source: str, message: str) -> bool:
         """Ask for an abort; the first reason wins. Returns True if this call set it."""
         with self._lock:
             if self._reason is not None:
                 return False
-            self._reason = AbortReason(source, message)
+            self._reason = reason = AbortReason(source, message)
             self._event.set()
-            return True
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(reason)
+            except Exception:  # noqa: BLE001 - a listener must never stop an abort
+                pass
+        return True
 
     def raise_if_requested(self) -> None:
         if self._reason is not None:
             raise RunAborted(self._reason)
 
 
+def _safe_print(text: str) -> None:
+    """Print to stderr, never raising: after SIGHUP the terminal may be gone."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def detach_from_terminal() -> None:
+    """After a hang-up, point stdout/stderr that were a terminal at /dev/null, so that the
+    output of the rest of the run (teardown, safe state, summary) cannot fail or block on a
+    terminal that is gone. Pipes and files (a rig's log) are left as they are."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        for fd in (1, 2):
+            try:
+                if os.isatty(fd):
+                    os.dup2(null, fd)
+            except OSError:
+                pass
+    finally:
+        os.close(null)
+
+
 @contextmanager
 def abort_on_signals(
-    controller: AbortController, notify: Callable[[str], None] | None = None
+    controller: AbortController, notify: Callable[[str], None] | None = None,
+    signals: tuple[signal.Signals, ...] = ABORT_SIGNALS,
 ) -> Iterator[None]:
-    """Turn SIGINT and SIGTERM into abort requests while the block runs (main thread only).
+    """Turn the abort signals into abort requests while the block runs (main thread only).
 
     The first signal requests the abort; later ones only say that teardown is running.
+    SIGHUP also detaches the process from its (closed) terminal.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -78,23 +144,28 @@ def abort_on_signals(
 
     def say(text: str) -> None:
         if notify is not None:
-            notify(text)
-        else:
-            print(text, file=sys.stderr, flush=True)
+            try:
+                notify(text)
+                return
+            except Exception:  # noqa: BLE001 - the terminal may be gone
+                pass
+        _safe_print(text)
 
     def handler(signum: int, _frame: object) -> None:
         controller.signals_seen += 1
         name = signal.Signals(signum).name
+        if signum == signal.SIGHUP:
+            detach_from_terminal()
         if controller.request("signal", f"{name} received: aborting to the safe state"):
             say(f"{name}: aborting; teardown and safe-state actions will run")
         else:
             say(f"{name} again: already aborting; safe-state actions still run, please wait")
 
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.getsignal(sig) for sig in signals}
     for sig in previous:
         signal.signal(sig, handler)
     try:
         yield
     finally:
         for sig, old in previous.items():
-            signal.signal(sig, old)
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)

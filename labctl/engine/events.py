@@ -203,22 +203,32 @@ Subscriber = Callable[[Event], None]
 
 
 class EventBus:
-    """Synchronous publish/subscribe. A failing subscriber is reported, never swallowed
-    silently, and does not stop the others."""
+    """Synchronous publish/subscribe. A failing subscriber never stops the others.
+
+    A subscriber registered with ``critical=True`` (the results recorder) is one the run
+    cannot go on without: when it raises, :attr:`on_critical_failure` is called with the
+    subscriber and the exception (the runner aborts to the safe state with an error). Every
+    failure is also kept in :attr:`errors`.
+    """
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._critical: set[int] = set()
         self._lock = threading.RLock()
         self.errors: list[tuple[Subscriber, BaseException]] = []
+        self.on_critical_failure: Callable[[Subscriber, BaseException], None] | None = None
 
-    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+    def subscribe(self, subscriber: Subscriber, *, critical: bool = False, first: bool = False) -> Callable[[], None]:
         with self._lock:
-            self._subscribers.append(subscriber)
+            self._subscribers.insert(0, subscriber) if first else self._subscribers.append(subscriber)
+            if critical:
+                self._critical.add(id(subscriber))
 
         def unsubscribe() -> None:
             with self._lock:
                 if subscriber in self._subscribers:
                     self._subscribers.remove(subscriber)
+                    self._critical.discard(id(subscriber))
 
         return unsubscribe
 
@@ -228,5 +238,7 @@ class EventBus:
         for subscriber in subscribers:
             try:
                 subscriber(event)
-            except Exception as exc:  # noqa: BLE001 - recorded and re-raised by the engine's policy
+            except Exception as exc:  # noqa: BLE001 - kept, and acted on for critical subscribers
                 self.errors.append((subscriber, exc))
+                if id(subscriber) in self._critical and self.on_critical_failure is not None:
+                    self.on_critical_failure(subscriber, exc)

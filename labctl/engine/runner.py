@@ -9,10 +9,11 @@ store or the UI.
 from __future__ import annotations
 
 import os
+import secrets
 import socket
+import time
 import traceback
-import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from labctl.engine.events import (
 )
 from labctl.engine.interlocks import build_interlocks
 from labctl.engine.safety import SafetyMonitor
+from labctl.engine.watchdog import SafeStateWatchdog
 from labctl.errors import InstrumentError, LabctlError
 
 
@@ -56,6 +58,18 @@ class RunOptions:
     notes: tuple[str, ...] = ()
     #: role -> instrument identity (*IDN? or the console's id), recorded with the run
     identities: dict[str, str] = field(default_factory=dict)
+    #: why results are not safely in the database (spooled or lost), None while they are;
+    #: a run whose results were not saved never ends ``passed``
+    store_problem: Callable[[], str | None] | None = None
+    #: seconds (wall) the safe-state watchdog waits for the runner after an abort
+    watchdog_grace: float = 2.0
+    watchdog_stall: float = 5.0
+
+
+def new_run_id() -> str:
+    """A run id that is unique across a fleet and sorts by start time: 8 hex digits of the
+    epoch second, then 64 random bits (a collision needs ~4 billion runs in one second)."""
+    return f"{int(time.time()):08x}{secrets.token_hex(8)}"
 
 
 @dataclass
@@ -107,7 +121,7 @@ class Runner:
         self.clock = clock or RealClock()
         self.options = options or RunOptions()
         self.abort = abort or AbortController()
-        self.run_id = self.options.run_id or uuid.uuid4().hex[:12]
+        self.run_id = self.options.run_id or new_run_id()
         self.results: list[StepResult] = []
         self._stop_requested = False
 
@@ -121,23 +135,31 @@ class Runner:
 
     # ------------------------------------------------------------------ run
     def run(self) -> RunResult:
-        self._publish_started()
-        for note in self.options.notes:
-            self._log(note, "warning")
+        watchdog = SafeStateWatchdog(self.station.safe_state, self.abort, grace=self.options.watchdog_grace,
+                                     stall=self.options.watchdog_stall)
+        unsubscribe = self.bus.subscribe(watchdog.activity, first=True)
+        self.bus.on_critical_failure = self._critical_subscriber_failed
+        watchdog.start()
         monitor: SafetyMonitor | None = None
         refused = ""
-        try:
-            interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
-            monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval)
-            trip = monitor.check_once() if interlocks else None
-            if trip is not None:
-                refused = f"refused to start: safety interlock already tripped: {trip.message}"
-        except Exception as err:  # noqa: BLE001 - an interlock that cannot be read must not be ignored
-            refused = f"refused to start: safety interlocks cannot be read: {err}"
-            self.abort.request("safety", refused)
         safe_state: dict[str, Any] = {}
         try:
             with abort_on_signals(self.abort) if self.options.handle_signals else _null():
+                self._publish_started()
+                if self.abort.requested:  # the recorder refused the run, or a signal came first
+                    refused = f"refused to start: {self.abort.reason.message}"
+                for note in self.options.notes:
+                    self._log(note, "warning")
+                if not refused:
+                    try:
+                        interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
+                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval)
+                        trip = monitor.check_once() if interlocks else None
+                        if trip is not None:
+                            refused = f"refused to start: safety interlock already tripped: {trip.message}"
+                    except Exception as err:  # noqa: BLE001 - an interlock that cannot be read must not be ignored
+                        refused = f"refused to start: safety interlocks cannot be read: {err}"
+                        self.abort.request("safety", refused)
                 try:
                     if not refused:
                         if monitor is not None:
@@ -146,12 +168,32 @@ class Runner:
                 finally:
                     if monitor is not None:
                         monitor.stop()
+                    watchdog.teardown_started()
                     self._run_teardown()
                     safe_state = self._safe_state()
+                    watchdog.stop()
+                    self._report_watchdog(watchdog)
         finally:
+            watchdog.stop()
+            unsubscribe()
             outcome, message = self._outcome(refused)
             self.bus.publish(RunEnded(run_id=self.run_id, time=self._now(), outcome=outcome, message=message))
         return RunResult(self.run_id, outcome, message, self.results, safe_state)
+
+    def _critical_subscriber_failed(self, _subscriber: Any, exc: BaseException) -> None:
+        """The results recorder raised: results can be kept nowhere, so the run stops."""
+        text = exc.format() if isinstance(exc, LabctlError) else f"{type(exc).__name__}: {exc}"
+        self.abort.request("recorder", f"results cannot be recorded ({text.splitlines()[0]}): "
+                                       "the run stops to the safe state")
+
+    def _report_watchdog(self, watchdog: SafeStateWatchdog) -> None:
+        if watchdog.results is None:
+            return
+        done = "; ".join(f"{role} {'ok' if getattr(r, 'ok', False) else 'FAILED: ' + str(getattr(r, 'error', ''))}"
+                         for role, r in watchdog.results.items())
+        stamp = time.strftime("%H:%M:%S", time.localtime(watchdog.fired_at or time.time()))
+        self._log(f"safe-state watchdog drove the safe state at {stamp} because {watchdog.why}: "
+                  f"{done or 'nothing done'}", "warning")
 
     def _publish_started(self) -> None:
         loaded = self.loaded
@@ -344,10 +386,20 @@ class Runner:
 
     # ------------------------------------------------------------------ outcome
     def _outcome(self, refused: str) -> tuple[RunOutcome, str]:
+        outcome, message = self._plain_outcome(refused)
+        problem = self.options.store_problem() if self.options.store_problem is not None else None
+        if problem and outcome is RunOutcome.PASSED:
+            return RunOutcome.ERROR, f"{message}, but the results are not in the database: {problem}"
+        return outcome, message
+
+    def _plain_outcome(self, refused: str) -> tuple[RunOutcome, str]:
+        reason = self.abort.reason
+        if reason is not None and reason.source == "recorder":  # an error, not an operator's abort
+            return RunOutcome.ERROR, refused or reason.message
         if refused:
             return RunOutcome.ABORTED, refused
         if self.abort.requested:
-            return RunOutcome.ABORTED, self.abort.reason.message if self.abort.reason else "aborted"
+            return RunOutcome.ABORTED, reason.message if reason else "aborted"
         outcomes = [r.outcome for r in self.results]
         errors = [r for r in self.results if r.outcome is StepOutcome.ERROR]
         if errors:

@@ -16,6 +16,12 @@ While a run is open, the background thread refreshes its heartbeat every
 ``heartbeat_interval`` seconds. If the database fails (PostgreSQL unreachable, disk error),
 the recorder spools every later batch to a local journal (:mod:`labctl.store.spool`) and
 :attr:`Recorder.saved` turns False: the engine must not report ``passed`` then.
+
+Every database call has a bounded time (:mod:`labctl.store.bounded`, ``write_timeout``,
+default 10 s or ``$LABCTL_DB_TIMEOUT``): a database that stalls (the connection stays open,
+nothing comes back) is a failed database, exactly like one that dropped the connection. The
+thread running the plan therefore never waits on the store for longer than that, and never
+waits on a lock held by a thread that is stuck in the database driver.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from labctl.engine import events as ev
-from labctl.errors import StoreError
+from labctl.errors import StoreError, StoreTimeout
+from labctl.store.bounded import BoundedCaller
 from labctl.store.sink import Batch, DbSink
 from labctl.store.spool import Spool
 from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL, Store
@@ -68,12 +75,15 @@ class Recorder:
         spool_path: str | os.PathLike[str] | None = None,
         heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
         flush_interval: float = 1.0,
+        write_timeout: float | None = None,
     ) -> None:
         self.store = store
         self.spool_path = spool_path
         self.heartbeat_interval = heartbeat_interval
         self.flush_interval = flush_interval
         self._sink = DbSink(store, heartbeat_interval=heartbeat_interval)
+        self._db = BoundedCaller(write_timeout, name="labctl-recorder-db",
+                                 what=f"the results database {store.display_url}")
         self._spool: Spool | None = None
         self._runs: dict[str, _Run] = {}
         self._lock = threading.RLock()
@@ -142,6 +152,7 @@ class Recorder:
         """Flush and stop the background thread (runs still open stay ``running``)."""
         self.flush()
         self._stop_keeper(force=True)
+        self._db.close()
         if self._spool is not None:
             self._spool.close()
 
@@ -152,8 +163,8 @@ class Recorder:
             raise StoreError(f"run {e.run_id} started twice in one recorder")
         continuing = e.resumed_from == e.run_id
         try:
-            session = self.store.next_session(e.run_id)
-        except SQLAlchemyError as exc:
+            session = self._db.call(self.store.next_session, e.run_id)
+        except (SQLAlchemyError, StoreTimeout) as exc:
             if continuing:
                 raise StoreError(f"cannot resume run {e.run_id}: the results database is unreachable") from exc
             session = 0
@@ -171,10 +182,10 @@ class Recorder:
 
     def _check_not_running_elsewhere(self, run_id: str) -> None:
         """Two processes must never write one run: a resume of a live run is refused."""
-        info = self.store.resume_info(run_id)
+        info = self._db.call(self.store.resume_info, run_id)
         if info.outcome == "running":
-            self.store.mark_interrupted()  # its owner may have died since the store was opened
-            info = self.store.resume_info(run_id)
+            self._db.call(self.store.mark_interrupted)  # its owner may have died since the store was opened
+            info = self._db.call(self.store.resume_info, run_id)
         if info.outcome == "running":
             raise StoreError(f"cannot resume: {info.reason}", hint="wait for it to end, or stop it first")
 
@@ -193,8 +204,12 @@ class Recorder:
         if not self.spooled:
             for attempt in (1, 2):  # one retry on a fresh connection (the pool drops dead ones)
                 try:
-                    self._sink.write(batch)
+                    self._db.call(self._sink.write, batch)
                     return
+                except StoreTimeout as exc:  # stalled: no retry, it would only wait again
+                    self.spooled = True
+                    self.problem = f"results database failed: {exc.message}"
+                    break
                 except SQLAlchemyError as exc:
                     if attempt == 2:
                         self.spooled = True
@@ -255,7 +270,10 @@ class Recorder:
                 last_beat = now
                 for run in runs:
                     try:
-                        if not self.store.touch_heartbeat(run.run_id, run.started[1].pid, run.session):
+                        if not self._db.call(self.store.touch_heartbeat, run.run_id, run.started[1].pid, run.session):
                             self.problem = f"run {run.run_id} is owned by another process now"
+                    except StoreTimeout as exc:
+                        self.spooled = True  # a stalled database is a failed one
+                        self.problem = f"results database failed: {exc.message}"
                     except SQLAlchemyError:
                         pass  # the next batch write will notice and spool

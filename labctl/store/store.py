@@ -111,8 +111,15 @@ def _sqlite_engines(url: str, synchronous: str) -> tuple[Engine, Engine]:
 
 
 def _postgres_engine(url: str) -> Engine:
+    # Bounded everywhere: connect, every statement, every lock wait, an idle transaction, and
+    # a dead peer (keepalive, unacknowledged data). A server that accepts and then says nothing
+    # is caught by the recorder's own bound (labctl.store.bounded).
+    bounds = "-c statement_timeout=30000 -c lock_timeout=10000 -c idle_in_transaction_session_timeout=60000"
+    given = make_url(url).query.get("options")  # the URL's own options (e.g. a search_path) come first
+    given = " ".join(given) if isinstance(given, tuple) else given
     connect_args = {
         "connect_timeout": 10,
+        "options": f"{given} {bounds}" if given else bounds,
         "application_name": "labctl",
         "keepalives": 1,
         "keepalives_idle": 10,
@@ -120,7 +127,7 @@ def _postgres_engine(url: str) -> Engine:
         "keepalives_count": 3,
         "tcp_user_timeout": 20000,
     }
-    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    return create_engine(url, pool_pre_ping=True, pool_timeout=10, connect_args=connect_args)
 
 
 class Store:

@@ -14,6 +14,7 @@ class TcpProxy:
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
         self._alive = True
+        self._stalled = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -37,11 +38,11 @@ class TcpProxy:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
             while data := src.recv(65536):
-                dst.sendall(data)
+                if not self._stalled.is_set():  # stalled: swallow, the peer hears nothing back
+                    dst.sendall(data)
         except OSError:
             pass
         finally:
@@ -50,6 +51,11 @@ class TcpProxy:
                     s.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+
+    def stall(self) -> None:
+        """Keep every connection open but forward nothing, either way (a hung server or a
+        black-holed network path: TCP still acknowledges, no reply ever comes)."""
+        self._stalled.set()
 
     def cut(self) -> None:
         """Stop accepting and drop every open connection (the database is 'down')."""
