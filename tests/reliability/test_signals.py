@@ -1,0 +1,180 @@
+"""Every way a terminal session ends a run leaves the bench safe, and the record says so.
+
+SIGINT and SIGTERM were covered before; SIGHUP (terminal closed, SSH session lost), SIGQUIT
+(Ctrl-\\\\) and SIGUSR1/2 ended the run at once with the supply on. The bench is read back by
+an independent SCPI/serial client after each run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import termios
+import time
+
+import pytest
+from conftest import FULL, RELIABILITY_DATA
+from engine_support import DATA, RunProcess
+
+from labctl.store import open_store
+
+ABORTABLE = str(DATA / "abortable.yaml")
+SHORT = str(RELIABILITY_DATA / "short-soak.yaml")
+
+
+def assert_bench_safe(lab) -> None:
+    assert lab.scpi("psu", "OUTP? (@1)") == "0", "supply output still on"
+    assert lab.scpi("load", "INP?") == "0", "load input still on"
+    assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0), "chamber not back at ambient"
+
+
+def run_outcomes(db) -> dict[str, str]:
+    if not os.path.exists(db):
+        return {}
+    from labctl.store.query import list_runs
+
+    store = open_store(str(db))
+    try:
+        return {r["id"]: r["outcome"] for r in list_runs(store)}
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2],
+                         ids=lambda s: s.name)
+def test_signal_mid_soak_aborts_to_the_safe_state(served_lab, tmp_path, sig):
+    db = tmp_path / "results.db"
+    run = RunProcess("run", ABORTABLE, "--fixture", str(served_lab.fixture), "--db", str(db), "--json")
+    run.wait_for('"step_id": "soak"', timeout=90)
+    assert served_lab.scpi("psu", "OUTP? (@1)") == "1"
+    run.proc.send_signal(sig)
+    rc = run.finish(timeout=60)
+    assert rc == 3, run.output  # before: -1 / -3 / -10 / -12, no RunEnded, supply on
+    ended = [json.loads(line) for line in run.lines if '"event": "RunEnded"' in line]
+    assert ended and ended[0]["outcome"] == "aborted" and sig.name in ended[0]["message"]
+    assert_bench_safe(served_lab)
+    assert list(run_outcomes(db).values()) == ["aborted"]
+
+
+def _in_a_terminal(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    """Start ``labctl`` as the session leader of a new pseudo-terminal, as a shell in a
+    terminal window (or an SSH session) would; returns the process and the master side."""
+    master, slave = os.openpty()
+
+    def become_terminal_owner() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    proc = subprocess.Popen([sys.executable, "-m", "labctl", *args], stdin=slave, stdout=slave, stderr=slave,
+                            preexec_fn=become_terminal_owner, env=env, close_fds=True)
+    os.close(slave)
+    return proc, master
+
+
+def _read_until(master: int, text: bytes, timeout: float) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and text not in seen:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert text in seen, seen.decode(errors="replace")[-2000:]
+    return seen
+
+
+def test_closing_the_terminal_aborts_to_the_safe_state(served_lab, tmp_path):
+    """The terminal window is closed (or the SSH session drops) in the middle of a soak."""
+    db = tmp_path / "results.db"
+    env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
+    proc, master = _in_a_terminal(["run", ABORTABLE, "--fixture", str(served_lab.fixture), "--db", str(db),
+                                   "--json"], env)
+    try:
+        _read_until(master, b'"step_id": "soak"', timeout=90)
+        assert served_lab.scpi("psu", "OUTP? (@1)") == "1"
+        time.sleep(0.5)
+    finally:
+        os.close(master)  # hang-up: the kernel sends SIGHUP to the session
+    rc = proc.wait(timeout=60)
+    assert rc == 3
+    assert_bench_safe(served_lab)
+    assert list(run_outcomes(db).values()) == ["aborted"]
+
+
+_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1]
+
+
+def _random_points():
+    rng = random.Random(20261130)
+    n = 30 if FULL else 4
+    return [(rng.choice(_SIGNALS), round(rng.uniform(0.2, 14.0), 2)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("sig,delay", _random_points(), ids=lambda v: v.name if hasattr(v, "name") else f"{v}s")
+def test_a_signal_at_any_point_leaves_the_bench_safe(served_lab, tmp_path, sig, delay):
+    """From process start to exit (connect, pre-flight, setup, soak, teardown, safe state,
+    closing): whenever the signal lands, the bench ends safe and every recorded run ended.
+
+    Full matrix (30 points): ``LABCTL_FULL=1 pytest tests/reliability/test_signals.py``."""
+    db = tmp_path / "results.db"
+    run = RunProcess("run", SHORT, "--fixture", str(served_lab.fixture), "--db", str(db), "--json")
+    time.sleep(delay)
+    if run.proc.poll() is None:
+        run.proc.send_signal(sig)
+    rc = run.finish(timeout=90)
+    assert_bench_safe(served_lab)
+    outcomes = run_outcomes(db)
+    if rc == 3:  # aborted: during the run, or before anything started
+        assert set(outcomes.values()) <= {"aborted"}, outcomes
+    elif rc == 0:  # the signal came after the run ended (or was a late Ctrl-C, ignored)
+        assert list(outcomes.values()) == ["passed"], outcomes
+    else:  # killed by the signal's default action: only before the run was set up or after it ended
+        assert rc < 0, run.output
+        assert set(outcomes.values()) <= {"passed"}, (rc, outcomes, run.output)
+
+
+def test_run_thread_blocked_on_its_output_still_reaches_the_safe_state(served_lab, tmp_path):
+    """A rig reads the --json stream and stops reading: the run's thread blocks writing to a
+    full pipe. SIGTERM must still bring the bench to its safe state (the watchdog drives it),
+    and once the pipe drains the run ends aborted with the watchdog's actions recorded."""
+    db = tmp_path / "results.db"
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([sys.executable, "-m", "labctl", "run", ABORTABLE, "--fixture", str(served_lab.fixture),
+                             "--db", str(db), "--json"], stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    seen = b""
+    while b'"step_id": "soak"' not in seen:  # the rig reads until the soak starts, then stops reading
+        chunk = os.read(read_end, 4096)
+        assert chunk, "the run ended before its soak"
+        seen += chunk
+    assert served_lab.scpi("psu", "OUTP? (@1)") == "1"
+    time.sleep(4.0)  # nobody reads: the 4 KiB pipe fills, the run's thread blocks in write()
+    proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while served_lab.scpi("psu", "OUTP? (@1)") != "0":
+        assert time.monotonic() < deadline, "supply still on 30 s after SIGTERM"
+        time.sleep(0.2)
+    assert proc.poll() is None  # still blocked on its output: the watchdog made the bench safe
+    assert served_lab.scpi("load", "INP?") == "0"
+    with os.fdopen(read_end, "rb") as stream:  # the rig reads again
+        stream.read()
+    assert proc.wait(timeout=60) == 3
+    assert_bench_safe(served_lab)
+    from labctl.store.schema import logs
+
+    store = open_store(str(db))
+    try:
+        with store.read_engine.connect() as conn:
+            messages = [m for (m,) in conn.execute(logs.select().with_only_columns(logs.c.message))]
+    finally:
+        store.close()
+    assert any("safe-state watchdog drove the safe state" in m for m in messages), messages
