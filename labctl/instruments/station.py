@@ -138,17 +138,30 @@ class Station:
         return out
 
     def safe_state(self) -> dict[str, SafeStateResult]:
-        """Run every role's safe state; continue past failures; per-role results."""
+        """Run every role's safe state, all at once (one thread per role), continuing past
+        failures; per-role results in the fixture's order.
+
+        In parallel so that one instrument that hangs (or is held by a thread blocked in a
+        long read) delays only itself: every other role is safe within its own timeout.
+        """
+        names = list(self._entries)
         results: dict[str, SafeStateResult] = {}
-        for name in self._entries:
-            try:
-                actions = self.role(name).safe_state()  # type: ignore[attr-defined]
-                results[name] = SafeStateResult(name, True, list(actions))
-            except LabctlError as err:
-                results[name] = SafeStateResult(name, False, error=str(err))
-            except Exception as err:  # a safe state must never stop the others
-                results[name] = SafeStateResult(name, False, error=f"{type(err).__name__}: {err}")
-        return results
+        threads = [threading.Thread(target=lambda n=n: results.__setitem__(n, self._safe_state_of(n)),
+                                    name=f"labctl-safe-state-{n}", daemon=True) for n in names]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return {n: results[n] for n in names}
+
+    def _safe_state_of(self, name: str) -> SafeStateResult:
+        try:
+            actions = self.role(name).safe_state()  # type: ignore[attr-defined]
+            return SafeStateResult(name, True, list(actions))
+        except LabctlError as err:
+            return SafeStateResult(name, False, error=str(err))
+        except Exception as err:  # noqa: BLE001 - a safe state must never stop the others
+            return SafeStateResult(name, False, error=f"{type(err).__name__}: {err}")
 
     def drain_errors(self, names: list[str] | None = None) -> dict[str, list[InstrumentErrorEntry]]:
         """Error queues of the opened roles (or of ``names``); roles without errors are left out."""
