@@ -38,6 +38,7 @@ def test_interlock_trip_during_a_long_read_makes_the_bench_safe_at_once(slow_daq
     while lab.scpi("psu", "OUTP? (@1)") != "0":
         assert time.monotonic() - started < READ_SECONDS - 5, "the supply stayed on while the step was blocked"
         time.sleep(0.2)
+    print(f"\nsupply off {time.monotonic() - started:.1f} s into a {READ_SECONDS} s blocked read")
     assert run.proc.poll() is None  # the step is still blocked in its read: the watchdog acted
     assert lab.scpi("load", "INP?") == "0"
     assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0)

@@ -86,8 +86,10 @@ def test_stalled_postgres_then_sigterm_reaches_the_safe_state(served_lab, tmp_pa
     assert served_lab.scpi("psu", "OUTP? (@1)") == "1"
     proxy.stall()
     time.sleep(3.0)  # the recorder's next flush or heartbeat meets the stalled server
+    sent = time.monotonic()
     run.proc.send_signal(signal.SIGTERM)
     rc = run.finish(timeout=60)  # before the fix: hung for 400 s+ with the supply on
+    print(f"\nstalled PostgreSQL: SIGTERM -> exit {rc} in {time.monotonic() - sent:.1f} s")
     assert rc == 3, run.output
     assert_bench_safe(served_lab)
     ended = [e for e in _events(run) if e["event"] == "RunEnded"]
