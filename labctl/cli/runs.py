@@ -41,6 +41,12 @@ def _dur(seconds: float | None) -> str:
     return f"{h}h{m:02d}m{int(s):02d}s" if h else f"{m}m{s:04.1f}s" if m else f"{s:.1f}s"
 
 
+def _step_dur(step: dict[str, Any]) -> str:
+    """A step's wall-clock duration, and its simulated one when the bench ran time-scaled."""
+    sim = step.get("duration_sim")
+    return _dur(step["duration"]) + (f" (simulated {_dur(sim)})" if sim is not None else "")
+
+
 def _num(v: Any) -> str:
     if v is None:
         return "-"
@@ -199,7 +205,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
         console.print(_table(f"failures ({len(bad)})", columns, rows(bad)))
     console.print(_table("steps", ["step", "corner", "attempt", "outcome", "duration", "message"], (
         [s["step_key"] + (f" (session {s['session']})" if s["session"] else ""),
-         _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _dur(s["duration"]),
+         _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _step_dur(s),
          s["message"]] for s in d["steps"])))
     rest = [m for m in ms if m["verdict"] not in ("FAIL", "MARGINAL")]
     shown = rest if show_all else rest[:200]

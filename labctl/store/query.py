@@ -130,7 +130,8 @@ _STEP_IDENTITY = (
     T.steps.c.check_name.label("check"), T.steps.c.corner, T.steps.c.corner_index, T.steps.c.attempt,
 )
 _STEP_COLUMNS = (
-    *_STEP_IDENTITY, T.steps.c.started_at, T.steps.c.ended_at, T.steps.c.duration, T.steps.c.outcome, T.steps.c.message,
+    *_STEP_IDENTITY, T.steps.c.started_at, T.steps.c.ended_at, T.steps.c.duration, T.steps.c.duration_sim,
+    T.steps.c.outcome, T.steps.c.message,
 )
 _RUN_CONTEXT = (
     T.runs.c.plan_name, T.runs.c.plan_version, T.runs.c.plan_hash, T.runs.c.station, T.runs.c.slot,
