@@ -64,8 +64,40 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
     console.print(table)
     if db_shown:
-        console.print(f"results are in {db_shown}: `labctl runs` lists them, `labctl runs show RUN` shows one")
+        cmd, activate = labctl_command()
+        console.print(f"results are in {db_shown}: `{cmd} runs` lists them, `{cmd} runs show RUN` shows one",
+                      markup=False)
+        if activate:
+            console.print(f"(`labctl` is not on your PATH: `source {activate}` puts it there for this shell)",
+                          markup=False)
     return ExitCode.ERROR if crashed else ExitCode.PASSED
+
+
+def labctl_command() -> tuple[str, str | None]:
+    """How the user can call this labctl from their shell: ``("labctl", None)`` when it is
+    on the PATH, else the script's path (relative to the current folder when inside it) and
+    the virtual environment's ``activate`` script to source, when there is one."""
+    import os
+    import shutil
+    import sys
+    from pathlib import Path
+
+    here = Path(sys.executable).parent
+    script = here / ("labctl.exe" if os.name == "nt" else "labctl")
+    found = shutil.which("labctl")
+    if found and (not script.exists() or Path(found).resolve() == script.resolve()):
+        return "labctl", None
+    if not script.exists():
+        return f"{sys.executable} -m labctl", None
+
+    def shown(path: Path) -> str:
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
+    activate = here / "activate"
+    return shown(script), shown(activate) if activate.exists() else None
 
 
 def _corner(step: Any) -> str:
