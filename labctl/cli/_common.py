@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+from labctl import __version__
 from labctl.errors import NotImplementedYet
 
 
-def not_implemented(command: str, issue: str) -> NoReturn:
-    """Placeholder for a documented command that a later issue implements (exit 4)."""
+def not_implemented(command: str, meanwhile: str) -> NoReturn:
+    """Placeholder for a documented command that is still to come (exit 4); ``meanwhile``
+    says what a user can do today instead."""
     raise NotImplementedYet(
-        f"`labctl {command}` is not implemented yet",
-        hint=f"it lands with the {issue}; see README.md for what works today",
+        f"`labctl {command}` is not implemented yet in labctl {__version__}",
+        hint=f"meanwhile {meanwhile}",
     )
