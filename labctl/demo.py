@@ -14,15 +14,14 @@ from labctl.errors import ExitCode, LabctlError, UsageError
 
 def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
              time_scale: float | None = None) -> ExitCode:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from labctl.console import ConsoleReporter
+    from labctl.console import ConsoleReporter, make_console
     from labctl.fixture import load_fixture
     from labctl.launch import RunRequest, execute
 
-    console = Console(highlight=False)
+    console = make_console()
     fx = load_fixture(fixture)
     scale = time_scale or (fx.sim.time_scale if fx.sim else 1.0)
     if fx.sim is None or not fx.sim.enabled:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from labctl import __version__
 from labctl.errors import NotImplementedYet
@@ -15,3 +15,12 @@ def not_implemented(command: str, meanwhile: str) -> NoReturn:
         f"`labctl {command}` is not implemented yet in labctl {__version__}",
         hint=f"meanwhile {meanwhile}",
     )
+
+
+def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:
+    """``--db`` of every command: an explicit SQLite file's folder must exist (exit 4 otherwise)."""
+    if value:
+        from labctl.store.location import check_db_folder
+
+        check_db_folder(value)
+    return value

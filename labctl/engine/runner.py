@@ -360,7 +360,10 @@ class Runner:
             return RunOutcome.FAILED, f"{len(fails)} step(s) failed, first {fails[0].step_id}: {fails[0].message}"
         if StepOutcome.ABORTED in outcomes:
             return RunOutcome.ABORTED, "aborted"
-        return RunOutcome.PASSED, f"{sum(1 for o in outcomes if o is StepOutcome.PASS)} step(s) passed"
+        # the plan's steps are counted; the safe state (one hidden step per role) is reported apart
+        passed = sum(1 for r in self.results if r.outcome is StepOutcome.PASS and r.check != "safe_state")
+        safe = sum(1 for r in self.results if r.check == "safe_state")
+        return RunOutcome.PASSED, f"{passed} step(s) passed" + (f"; safe state: {safe} role(s) OK" if safe else "")
 
 
 class _null:
