@@ -3,6 +3,11 @@
 ``ScaledClock(60)`` runs simulated time 60 times faster than the wall: ``sleep(60)`` returns
 after one wall second, and ``monotonic()`` has advanced by 60. Two processes that each make
 ``ScaledClock(scale)`` agree closely, because both scale from the wall clock.
+
+Two kinds of "now": ``monotonic()``/``time()`` are the clock's own (simulated) time, what waits,
+timeouts and the simulated lab's physics run on; ``wall_time()`` is the wall clock's epoch
+seconds whatever the scale, what every record a person reads carries (events, the store, the
+instrument I/O log).
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ class Clock(Protocol):
         """Epoch seconds (simulated time elapsed since start added to the start's epoch)."""
         ...
 
+    def wall_time(self) -> float:
+        """Wall-clock epoch seconds, whatever the scale: the time of every record."""
+        ...
+
     def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` of simulated time."""
         ...
@@ -40,6 +49,9 @@ class RealClock:
         return _time.monotonic()
 
     def time(self) -> float:
+        return _time.time()
+
+    def wall_time(self) -> float:
         return _time.time()
 
     def sleep(self, seconds: float) -> None:
@@ -70,6 +82,9 @@ class ScaledClock:
     def time(self) -> float:
         return self._epoch0 + self.monotonic()
 
+    def wall_time(self) -> float:
+        return _time.time()
+
     def sleep(self, seconds: float) -> None:
         if seconds > 0:
             _time.sleep(seconds / self.scale)
@@ -99,6 +114,10 @@ class ManualClock:
 
     def time(self) -> float:
         return 1_700_000_000.0 + self._now
+
+    def wall_time(self) -> float:
+        """The manual time as an epoch (unit tests want records that do not depend on the wall)."""
+        return self.time()
 
     def sleep(self, seconds: float) -> None:
         self.advance(seconds)

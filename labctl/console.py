@@ -19,13 +19,34 @@ _OUTCOME_STYLE = {
 _VERDICT_STYLE = {"PASS": "green", "MARGINAL": "yellow", "FAIL": "bold red", "NONE": "dim"}
 
 
+PIPED_WIDTH = 10_000  # "no wrapping": wider than any line labctl prints
+
+
+def make_console(**kwargs: Any) -> Any:
+    """The rich console of a command's output. On a terminal: the terminal's width. Piped (a
+    file, a CI log, grep, a script): nothing is wrapped — a line is as long as it is, and a
+    table has its natural width, so values are never cut at 80 columns."""
+    from rich.console import Console
+
+    console = Console(highlight=False, **kwargs)
+    if console.is_terminal:
+        return console
+    return Console(highlight=False, soft_wrap=True, width=PIPED_WIDTH, **kwargs)
+
+
+def format_value(value: Any) -> str:
+    """A measured value as people read it: floats to 6 significant digits (``3.07``, not
+    ``3.0700000000000003``), integers whole, anything else as text."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
 def _fmt(value: Any) -> str:
     """A value for rich markup: floats to 6 digits, brackets escaped."""
     from rich.markup import escape
 
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return escape(str(value))
+    return escape(format_value(value))
 
 
 def _corner(corner: dict[str, Any]) -> str:
@@ -40,9 +61,7 @@ class ConsoleReporter:
 
     def __init__(self, console: Any = None, *, progress_every: float = 2.0, quiet_measurements: bool = False,
                  compact: bool = False) -> None:
-        from rich.console import Console
-
-        self.console = console or Console(stderr=False, highlight=False)
+        self.console = console or make_console()
         self.progress_every = progress_every
         self.quiet_measurements = quiet_measurements or compact
         self.compact = compact  # one line per step, failing measurements only

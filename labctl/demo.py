@@ -14,15 +14,14 @@ from labctl.errors import ExitCode, LabctlError, UsageError
 
 def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
              time_scale: float | None = None) -> ExitCode:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from labctl.console import ConsoleReporter
+    from labctl.console import ConsoleReporter, make_console
     from labctl.fixture import load_fixture
     from labctl.launch import RunRequest, execute
 
-    console = Console(highlight=False)
+    console = make_console()
     fx = load_fixture(fixture)
     scale = time_scale or (fx.sim.time_scale if fx.sim else 1.0)
     if fx.sim is None or not fx.sim.enabled:
@@ -64,8 +63,40 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
     console.print(table)
     if db_shown:
-        console.print(f"results are in {db_shown}: `labctl runs` lists them, `labctl runs show RUN` shows one")
+        cmd, activate = labctl_command()
+        console.print(f"results are in {db_shown}: `{cmd} runs` lists them, `{cmd} runs show RUN` shows one",
+                      markup=False)
+        if activate:
+            console.print(f"(`labctl` is not on your PATH: `source {activate}` puts it there for this shell)",
+                          markup=False)
     return ExitCode.ERROR if crashed else ExitCode.PASSED
+
+
+def labctl_command() -> tuple[str, str | None]:
+    """How the user can call this labctl from their shell: ``("labctl", None)`` when it is
+    on the PATH, else the script's path (relative to the current folder when inside it) and
+    the virtual environment's ``activate`` script to source, when there is one."""
+    import os
+    import shutil
+    import sys
+    from pathlib import Path
+
+    here = Path(sys.executable).parent
+    script = here / ("labctl.exe" if os.name == "nt" else "labctl")
+    found = shutil.which("labctl")
+    if found and (not script.exists() or Path(found).resolve() == script.resolve()):
+        return "labctl", None
+    if not script.exists():
+        return f"{sys.executable} -m labctl", None
+
+    def shown(path: Path) -> str:
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+
+    activate = here / "activate"
+    return shown(script), shown(activate) if activate.exists() else None
 
 
 def _corner(step: Any) -> str:

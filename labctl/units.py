@@ -360,6 +360,12 @@ def format_quantity(value: float, unit: str, digits: int = 4) -> str:
     return f"{num} {display_symbol(unit)}"
 
 
+def is_offset_unit(unit: str) -> bool:
+    """``degC``/``°C``/``degF``: a point on an interval scale, where a ratio (a % change) means
+    nothing; differences (``delta_degC``) and compounds (``degC/min``) are not offset units."""
+    return bool(_OFFSET_RE.fullmatch(unit.strip()))
+
+
 def display_symbol(unit: str) -> str:
     """The unit as people write it: ``percent -> %``, ``Gtransfer/s -> GT/s``."""
     if unit == "percent":

@@ -104,7 +104,9 @@ class CheckSpec:
 
     @property
     def summary(self) -> str:
-        return (self.doc or self.args.__doc__ or "").strip().splitlines()[0] if (self.doc or self.args.__doc__) else ""
+        """The description's first paragraph, on one line (a docstring wraps it)."""
+        text = (self.doc or self.args.__doc__ or "").strip()
+        return " ".join(text.split("\n\n", 1)[0].split()) if text else ""
 
 
 class CheckRegistryError(ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import deque
 from collections.abc import Callable
@@ -154,11 +155,12 @@ def thermal_under_load(ctx: Any, args: Any) -> None:
         spanned = history[-1][0] - history[0][0] >= args.settle_window * 0.9
         if spanned and abs(slope) < rate_limit:
             break
-        shown = f"{slope * 60:+.2f}" if abs(slope) != float("inf") else "?"
+        # the slope needs two points: until then it is left out rather than shown as "?"
+        rate = f", dT/dt {slope * 60:+.2f} degC/min" if math.isfinite(slope) else ""
         if t >= args.timeout:
-            ctx.fail(f"{key}: not settled within {fmt_duration(args.timeout)}: {die:.1f} degC, "
-                     f"dT/dt {shown} degC/min (needs below {rate_limit * 60:g})")
-        ctx.progress(f"{key} {die:.1f} degC, dT/dt {shown} degC/min (settled below {rate_limit * 60:g}), "
+            ctx.fail(f"{key}: not settled within {fmt_duration(args.timeout)}: {die:.1f} degC{rate} "
+                     f"(needs below {rate_limit * 60:g} degC/min)")
+        ctx.progress(f"{key} {die:.1f} degC{rate} (settled below {rate_limit * 60:g} degC/min), "
                      f"{fmt_duration(t)}", min(0.99, t / args.timeout))
         ctx.sleep(poll)
     settle_time = history[-1][0]

@@ -60,10 +60,11 @@ def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_js
 
 
 def _print_report(report) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    from labctl.console import make_console
+
+    console = make_console()
     for note in report.notes:
         console.print(f"[cyan]note:[/] {note}")
     table = Table(title=f"Pre-flight of station {report.station}")
@@ -130,8 +131,9 @@ def matching_profiles(idn: str) -> list[str]:
 @click.option("--no-list", is_flag=True, help="probe only --resource, do not ask VISA for its resource list")
 def scan(resources: tuple[str, ...], backend: str, timeout: float, baud: int | None, no_list: bool) -> None:
     """List VISA resources and identify what answers *IDN?."""
-    from rich.console import Console
     from rich.table import Table
+
+    from labctl.console import make_console
 
     found: list[str] = []
     if not no_list:
@@ -154,7 +156,7 @@ def scan(resources: tuple[str, ...], backend: str, timeout: float, baud: int | N
         reply, profiles = _probe(res, backend, timeout, baud)
         answered += not reply.startswith("no answer")
         table.add_row(res, reply, ", ".join(profiles) or "-")
-    Console(highlight=False).print(table)
+    make_console().print(table)
     if not targets:
         click.echo("no resources found; pass --resource TCPIP0::host::5025::SOCKET to probe LAN instruments")
 

@@ -11,4 +11,5 @@ from labctl.cli._common import not_implemented
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def report(args: tuple[str, ...]) -> None:
     """Export reports (not implemented yet: exits 4)."""
-    not_implemented("report", "reports issue")
+    not_implemented("report", "`labctl run --junit FILE` writes JUnit XML, and `labctl runs --format csv|json` "
+                              "and `labctl runs show RUN --format json` export what was recorded")

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from labctl.cli._common import db_option_callback
 from labctl.errors import ExitCode
 
 _PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as accelerator-evt.yaml)"
@@ -16,7 +17,7 @@ def _run_options(f):
         click.option("--fixture", "-f", help="station file (default: the simulated bench sim-bench.yaml)"),
         click.option("--dut", help="DUT serial (default: what the DUT console reports)"),
         click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter"),
-        click.option("--db", envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
+        click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
         click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts: STEP_ID: answer"),
         click.option("--junit", type=click.Path(dir_okay=False), help="also write a JUnit XML report here"),
@@ -61,16 +62,14 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, all
 
 
 def _finish(out, as_json: bool, junit: str | None) -> None:
-    from rich.console import Console
-
-    from labctl.console import summary_table
+    from labctl.console import make_console, summary_table
 
     if junit:
         from labctl.report.junit import write_junit
 
         write_junit(out.result, junit)
     if not as_json:
-        console = Console(highlight=False)
+        console = make_console()
         console.print(summary_table(out.result))
         for note in out.notes:
             console.print(note, style="yellow", markup=False)
@@ -85,7 +84,7 @@ def _finish(out, as_json: bool, junit: str | None) -> None:
 @click.command()
 @click.argument("run_id")
 @click.option("--force", is_flag=True, help="resume even though the plan file changed since (recorded)")
-@click.option("--db", envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
 @click.option("--fixture", "-f", help="station file (default: the simulated bench)")
 @click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
 @click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
@@ -104,7 +103,7 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
 @click.command()
 @click.option("--plan", default="accelerator-evt.yaml", show_default=True, help=_PLAN_HELP)
 @click.option("--fixture", "-f", default="sim-bench.yaml", show_default=True, help="station file with a sim: section")
-@click.option("--db", envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
 @click.option("--dut", "duts", multiple=True, help="DUT serials to run (default: every DUT of the fixture's sim: section)")
 @click.option("--time-scale", type=float, default=300.0, show_default=True,
               help="simulated seconds per wall second (the plan's ~50 simulated minutes per DUT)")

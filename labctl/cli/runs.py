@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from labctl.cli._common import db_option_callback
+
 DB_HELP = "results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else ~/.local/share/labctl/results.db)"
 OUTCOME_STYLE = {"passed": "green", "failed": "red", "error": "magenta", "aborted": "yellow",
                  "interrupted": "yellow", "running": "cyan", "PASS": "green", "FAIL": "red",
@@ -41,10 +43,16 @@ def _dur(seconds: float | None) -> str:
     return f"{h}h{m:02d}m{int(s):02d}s" if h else f"{m}m{s:04.1f}s" if m else f"{s:.1f}s"
 
 
+def _step_dur(step: dict[str, Any]) -> str:
+    """A step's wall-clock duration, and its simulated one when the bench ran time-scaled."""
+    sim = step.get("duration_sim")
+    return _dur(step["duration"]) + (f" (simulated {_dur(sim)})" if sim is not None else "")
+
+
 def _num(v: Any) -> str:
-    if v is None:
-        return "-"
-    return f"{v:.6g}" if isinstance(v, float) else str(v)
+    from labctl.console import format_value
+
+    return "-" if v is None else format_value(v)
 
 
 def _styled(text: str) -> str:
@@ -66,10 +74,9 @@ def _labels(labels: dict[str, str] | None) -> str:
 
 
 def _console():
-    from rich.console import Console
+    from labctl.console import make_console
 
-    # Piped output (scripts, CI logs) gets wide tables rather than wrapped cells.
-    return Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    return make_console()  # piped output (scripts, CI logs) is never wrapped
 
 
 def _table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]):
@@ -97,7 +104,7 @@ def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
 
 
 @click.group(invoke_without_command=True)
-@click.option("--db", metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
 @click.option("--plan", help="only runs of this plan (name; * wildcards)")
 @click.option("--dut", help="only runs of this DUT serial (* wildcards)")
 @click.option("--station", help="only runs on this station (* wildcards)")
@@ -152,7 +159,7 @@ def _db_of(ctx: click.Context, db: str | None) -> str | None:
 
 @runs.command("show")
 @click.argument("run_id")
-@click.option("--db", metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
 @click.option("--all", "show_all", is_flag=True, help="print every measurement (default: failures + first 200)")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
@@ -199,7 +206,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
         console.print(_table(f"failures ({len(bad)})", columns, rows(bad)))
     console.print(_table("steps", ["step", "corner", "attempt", "outcome", "duration", "message"], (
         [s["step_key"] + (f" (session {s['session']})" if s["session"] else ""),
-         _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _dur(s["duration"]),
+         _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _step_dur(s),
          s["message"]] for s in d["steps"])))
     rest = [m for m in ms if m["verdict"] not in ("FAIL", "MARGINAL")]
     shown = rest if show_all else rest[:200]
@@ -222,7 +229,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
 @runs.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--db", metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
 @click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
 @click.pass_context
 def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str) -> None:
@@ -244,7 +251,7 @@ def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str
 
 
 @click.command()
-@click.option("--db", metavar="PATH|URL",
+@click.option("--db", callback=db_option_callback, metavar="PATH|URL",
               help="push to this database (default: the database each spooled run was meant for)")
 @click.option("--spool", "spool_path", metavar="PATH", help="the spool journal (default: $LABCTL_HOME/spool.db)")
 @click.option("--all", "all_targets", is_flag=True, help="with --db: push every spooled run there, whatever its target")

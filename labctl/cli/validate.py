@@ -172,13 +172,14 @@ def _warn(warnings: list[str]) -> None:
 
 
 def _list_checks() -> None:
+    import labctl.checks.builtin  # noqa: F401  (attaches the built-in implementations, as a run does)
     from labctl.checks.registry import all_checks, plugin_errors
 
     for name, spec in all_checks().items():
         fields = []
         for fname, f in spec.args.model_fields.items():
             fields.append(fname if f.is_required() else f"[{fname}]")
-        state = "" if spec.implemented else "  (declared; runs once the engine implements it)"
+        state = "" if spec.implemented else "  (declared only: no implementation installed, a step using it is an ERROR)"
         click.echo(f"{name:22s} {spec.summary}{state}")
         click.echo(f"{'':22s}   args: {', '.join(fields)}")
     for line in plugin_errors:

@@ -217,22 +217,22 @@ class StepContext:
             unit = unit or resolved.unit
         labels = {k: str(v) for k, v in (labels or {}).items()}
         self.bus.publish(MeasurementRecorded(
-            run_id=self.run_id, time=self.clock.time(), step_key=self.step_key, name=name,
+            run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key, name=name,
             value=value, unit=unit, limits=event_limits, verdict=verdict, labels=labels))
         self.recorded.append(Recorded(name, value, unit, verdict, event_limits, labels))
         return verdict
 
     def sample(self, series: str, value: float, unit: str = "") -> None:
         """One point of a time series (temperature during a soak, current during power-on)."""
-        self.bus.publish(SampleRecorded(run_id=self.run_id, time=self.clock.time(),
+        self.bus.publish(SampleRecorded(run_id=self.run_id, time=self.clock.wall_time(),
                                         step_key=self.step_key, series=series, value=float(value), unit=unit))
 
     def progress(self, text: str, fraction: float | None = None) -> None:
-        self.bus.publish(Progress(run_id=self.run_id, time=self.clock.time(), step_key=self.step_key,
+        self.bus.publish(Progress(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,
                                   text=text, fraction=fraction))
 
     def log(self, message: str, level: str = "info") -> None:
-        self.bus.publish(LogMessage(run_id=self.run_id, time=self.clock.time(), level=level,
+        self.bus.publish(LogMessage(run_id=self.run_id, time=self.clock.wall_time(), level=level,
                                     message=message, step_key=self.step_key))
 
     def fail(self, message: str) -> None:
@@ -243,13 +243,13 @@ class StepContext:
         """Ask the operator (or the answers file); returns the answer."""
         self._prompts += 1
         prompt_id = f"{self.step_id}#{self._prompts}" if self._prompts > 1 else self.step_id
-        self.bus.publish(PromptAsked(run_id=self.run_id, time=self.clock.time(), step_key=self.step_key,
+        self.bus.publish(PromptAsked(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,
                                      prompt_id=prompt_id, text=text, choices=tuple(choices)))
         if self._prompt_handler is None:
             raise PromptUnanswered(f"step {self.step_id} asks {text!r} but nobody can answer",
                                    hint="pass --answers FILE with an answer for this prompt id")
         answer, source = self._prompt_handler(prompt_id, text, tuple(choices))
-        self.bus.publish(PromptAnswered(run_id=self.run_id, time=self.clock.time(), step_key=self.step_key,
+        self.bus.publish(PromptAnswered(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,
                                         prompt_id=prompt_id, answer=answer, source=source))
         return answer
 

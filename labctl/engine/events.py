@@ -2,7 +2,8 @@
 
 The engine publishes these to an :class:`EventBus`; the store, the console, the TUI and a
 JSONL stream subscribe. Events are immutable; every event carries ``run_id`` and a ``time``
-(epoch seconds of the run's clock). Nothing downstream calls back into the engine.
+(wall-clock epoch seconds, also on a time-scaled simulated bench). Nothing downstream calls
+back into the engine.
 
 ``publish`` is synchronous: when ``publish(StepEnded(...))`` returns, every subscriber has
 handled it. The store relies on that to commit a step before the next step starts.
@@ -190,7 +191,8 @@ class StepEnded(Event):
     step_key: str
     outcome: StepOutcome
     message: str = ""
-    duration: float = 0.0
+    duration: float = 0.0  # wall seconds
+    duration_sim: float | None = None  # simulated seconds, on a time-scaled (simulated) bench only
 
 
 @dataclass(frozen=True, kw_only=True)

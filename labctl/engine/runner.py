@@ -127,7 +127,7 @@ class Runner:
 
     # ------------------------------------------------------------------ events
     def _now(self) -> float:
-        return self.clock.time()
+        return self.clock.wall_time()  # records carry wall time; waits run on the (scaled) clock
 
     def _log(self, message: str, level: str = "info", step_key: str | None = None) -> None:
         self.bus.publish(LogMessage(run_id=self.run_id, time=self._now(), level=level,
@@ -318,9 +318,11 @@ class Runner:
             )
             outcome, message = self._call(spec, ctx, args)
             outcome, message = self._collect_instrument_errors(ctx, attempt_key, outcome, message)
-            duration = self.clock.monotonic() - start
+            elapsed = self.clock.monotonic() - start
+            scaled = self.clock.scale != 1.0
             self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
-                                       outcome=outcome, message=message, duration=duration))
+                                       outcome=outcome, message=message,
+                                       duration=elapsed / self.clock.scale, duration_sim=elapsed if scaled else None))
             if first_failure is None and outcome in (StepOutcome.FAIL, StepOutcome.ERROR):
                 first_failure = f"attempt {attempt - first + 1} {outcome.value}: {message}"
             if outcome is StepOutcome.PASS and first_failure is not None:
@@ -410,7 +412,10 @@ class Runner:
             return RunOutcome.FAILED, f"{len(fails)} step(s) failed, first {fails[0].step_id}: {fails[0].message}"
         if StepOutcome.ABORTED in outcomes:
             return RunOutcome.ABORTED, "aborted"
-        return RunOutcome.PASSED, f"{sum(1 for o in outcomes if o is StepOutcome.PASS)} step(s) passed"
+        # the plan's steps are counted; the safe state (one hidden step per role) is reported apart
+        passed = sum(1 for r in self.results if r.outcome is StepOutcome.PASS and r.check != "safe_state")
+        safe = sum(1 for r in self.results if r.check == "safe_state")
+        return RunOutcome.PASSED, f"{passed} step(s) passed" + (f"; safe state: {safe} role(s) OK" if safe else "")
 
 
 class _null:

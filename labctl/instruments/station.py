@@ -45,7 +45,7 @@ class Station:
         self.fixture = fixture
         self.clock = clock
         self.session_log = session_log if session_log is not None else SessionLog(
-            clock=clock.time if clock is not None else None)
+            clock=clock.wall_time if clock is not None else None)
         self._lock = threading.RLock()
         self._entries: dict[str, RoleEntry] = {}
         for name, binding in fixture.roles.items():

@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from labctl.console import format_value
+
 
 def junit_xml(result: Any, suite_name: str = "labctl") -> str:
     cases = [s for s in result.steps if s.check != "safe_state" or s.outcome.value != "PASS"]
@@ -25,7 +27,8 @@ def junit_xml(result: Any, suite_name: str = "labctl") -> str:
         for m in s.measurements:
             labels = " ".join(f"{k}={v}" for k, v in m.labels.items())
             limit = f" [{m.limits.text}]" if m.limits and m.limits.text else ""
-            lines.append(f"{m.name}{f' ({labels})' if labels else ''} = {m.value} {m.unit}{limit} {m.verdict.value}")
+            value = format_value(m.value)
+            lines.append(f"{m.name}{f' ({labels})' if labels else ''} = {value} {m.unit}{limit} {m.verdict.value}")
         if lines:
             ET.SubElement(case, "system-out").text = "\n".join(lines)
     return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True)

@@ -52,6 +52,27 @@ def resolve_db(url_or_path: str | os.PathLike[str] | None = None) -> str:
     )
 
 
+def check_db_folder(value: str) -> None:
+    """A results file named explicitly (``--db``, ``$LABCTL_DB``) must be in a folder that exists:
+    a typo must not create a tree of folders and an empty database. (Only the default location's
+    folders are created.)"""
+    url = resolve_db(value)
+    if not url.startswith("sqlite"):
+        return
+    from sqlalchemy.engine import make_url
+
+    database = make_url(url).database
+    if not database or database == ":memory:":
+        return
+    folder = Path(database).parent
+    if not folder.is_dir():
+        raise UsageError(
+            f"--db {value}: the folder {folder} does not exist",
+            hint=f"create it first (mkdir -p {folder}) or give a file in an existing folder; "
+                 f"without --db results go to {default_db_path()}",
+        )
+
+
 def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path.resolve()}"
 

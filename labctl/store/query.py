@@ -25,6 +25,7 @@ from sqlalchemy.sql import Select
 from labctl.errors import StoreError, UsageError
 from labctl.store import schema as T
 from labctl.store.store import Store, split_step_key
+from labctl.units import is_offset_unit
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,8 +59,16 @@ def parse_since(value: str | float | datetime | None, now: float | None = None) 
 def _count_steps(outcome: str) -> Any:
     return (
         select(func.count()).select_from(T.steps)
-        .where(T.steps.c.run_id == T.runs.c.id, T.steps.c.outcome == outcome).scalar_subquery()
+        .where(T.steps.c.run_id == T.runs.c.id, T.steps.c.outcome == outcome,
+               T.steps.c.check_name != "safe_state")  # the plan's steps; the safe state is not one
+        .scalar_subquery()
     )
+
+
+def _like_pattern(value: str) -> str:
+    """A filter with ``*`` wildcards as a LIKE pattern; ``%`` and ``_`` in it match only themselves."""
+    escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped.replace("*", "%")
 
 
 def _runs_select(plan: str | None, dut: str | None, station: str | None, outcome: str | None,
@@ -74,7 +83,7 @@ def _runs_select(plan: str | None, dut: str | None, station: str | None, outcome
     ).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
     for column, value in ((T.runs.c.plan_name, plan), (T.runs.c.dut_serial, dut), (T.runs.c.station, station)):
         if value:
-            q = q.where(column.like(value.replace("*", "%")) if "*" in value else column == value)
+            q = q.where(column.like(_like_pattern(value), escape="\\") if "*" in value else column == value)
     if outcome:
         q = q.where(T.runs.c.outcome.in_([o.strip() for o in outcome.split(",")]))
     since_t = parse_since(since)
@@ -100,7 +109,9 @@ def find_run(store: Store, run_id: str) -> str:
     with store.read_engine.connect() as conn:
         if conn.execute(select(T.runs.c.id).where(T.runs.c.id == run_id)).first():
             return run_id
-        found = conn.execute(select(T.runs.c.id).where(T.runs.c.id.like(run_id.replace("%", "") + "%")).limit(5)).scalars().all()
+        # a prefix, taken literally: % and _ in it are not LIKE wildcards
+        found = conn.execute(select(T.runs.c.id).where(T.runs.c.id.startswith(run_id, autoescape=True))
+                             .limit(5)).scalars().all()
     if len(found) == 1:
         return found[0]
     if not found:
@@ -130,7 +141,8 @@ _STEP_IDENTITY = (
     T.steps.c.check_name.label("check"), T.steps.c.corner, T.steps.c.corner_index, T.steps.c.attempt,
 )
 _STEP_COLUMNS = (
-    *_STEP_IDENTITY, T.steps.c.started_at, T.steps.c.ended_at, T.steps.c.duration, T.steps.c.outcome, T.steps.c.message,
+    *_STEP_IDENTITY, T.steps.c.started_at, T.steps.c.ended_at, T.steps.c.duration, T.steps.c.duration_sim,
+    T.steps.c.outcome, T.steps.c.message,
 )
 _RUN_CONTEXT = (
     T.runs.c.plan_name, T.runs.c.plan_version, T.runs.c.plan_hash, T.runs.c.station, T.runs.c.slot,
@@ -224,7 +236,8 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> list[dict[str, Any]]:
         va, vb = row["value_a"], row["value_b"]
         numeric = isinstance(va, float) and isinstance(vb, float)
         row["delta"] = vb - va if numeric else None
-        row["delta_pct"] = (100.0 * (vb - va) / abs(va)) if numeric and va else None
+        # a % change of a temperature in degC is meaningless (interval scale): the delta alone
+        row["delta_pct"] = (100.0 * (vb - va) / abs(va)) if numeric and va and not is_offset_unit(row["unit"]) else None
         row["changed"] = row["verdict_a"] != row["verdict_b"]
         out.append(row)
     out.sort(key=lambda r: (not r["changed"], -abs(r["delta_pct"] or 0.0)))

@@ -1,6 +1,7 @@
 """The results schema (SQLAlchemy Core). Migrations in ``migrations/versions`` create it.
 
-Times are epoch seconds (double precision) as the engine's clock gave them. Every child row
+Times are wall-clock epoch seconds (double precision), also for a run on a time-scaled
+simulated bench; the simulated seconds a step took are ``steps.duration_sim``. Every child row
 carries a natural key made of the recorder's per-session event sequence number, so writing
 the same events twice (a replayed spool, a retried batch) never duplicates anything.
 
@@ -126,7 +127,8 @@ steps = Table(
     Column("tags", Json),
     Column("started_at", Double, nullable=False),
     Column("ended_at", Double),
-    Column("duration", Double),
+    Column("duration", Double),  # wall seconds
+    Column("duration_sim", Double),  # simulated seconds, on a time-scaled bench only (revision 0002)
     Column("outcome", String(16)),  # NULL while running (or when the run was cut off in it)
     Column("message", Text, nullable=False, server_default=""),
     UniqueConstraint("run_id", "session", "step_key"),

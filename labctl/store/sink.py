@@ -60,7 +60,8 @@ def _step_sql(mark: str) -> dict[str, str]:
             f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING RETURNING id"
         ),
         "step_id": f"SELECT id FROM steps WHERE run_id = {mark} AND session = {mark} AND step_key = {mark}",
-        "step_end": f"UPDATE steps SET outcome = {mark}, message = {mark}, ended_at = {mark}, duration = {mark} WHERE id = {mark}",
+        "step_end": f"UPDATE steps SET outcome = {mark}, message = {mark}, ended_at = {mark}, duration = {mark},"
+                    f" duration_sim = {mark} WHERE id = {mark}",
     }
 
 
@@ -155,7 +156,7 @@ class DbSink:
         for _seq, e in later:
             if isinstance(e, ev.StepEnded):
                 conn.exec_driver_sql(self._sql["step_end"], (
-                    e.outcome.value, e.message, e.time, e.duration, self._step_ref(conn, b, e.step_key, e.time)))
+                    e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time)))
             elif isinstance(e, ev.PromptAnswered):
                 conn.execute(
                     update(prompts)

@@ -154,3 +154,18 @@ def test_github_annotations(labctl):
         "::error file=tests/data/plans/safety.yaml,line=5,col=35::max: 105 A is a current, but "
         "dut.die_temp is a temperature (hint: write it in a unit of temperature, e.g. 105 degC, 25 degC)"
     )
+
+
+def test_list_checks_shows_real_status_and_whole_descriptions(labctl):
+    out = labctl("validate", "--list-checks").stdout
+    assert "declared" not in out  # every built-in check has its implementation attached
+    lines = {line.split()[0]: line for line in out.splitlines() if line and not line.startswith(" ")}
+    assert lines["link.ber"].endswith("and the verdict is on the BER upper bound."), lines["link.ber"]
+    assert lines["thermal.under_load"].endswith("θ = (T_die − T_reference) / P_in."), lines["thermal.under_load"]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/plans.md"])
+def test_the_documented_validate_output_is_what_labctl_prints(labctl, doc):
+    res = labctl("validate", "testplans/accelerator-evt.yaml", "--fixture", "fixtures/sim-bench.yaml", cwd=ROOT)
+    samples = re.findall(r"`(ok  testplans/accelerator-evt\.yaml: [^`]*)`", (ROOT / doc).read_text())
+    assert samples == [res.stdout.strip()], "regenerate the sample with the command above it"

@@ -147,7 +147,7 @@ class AccelConsole(LineInstrument):
         return []
 
     def cmd_prbs_count(self, args: list[str]) -> list[str]:
-        return [f"lane {i + 1} bits {int(self.rx_bits[i])} errors {self.rx_errors[i]}" for i in range(K.LANES)]
+        return [f"lane {i + 1} bits {round(self.rx_bits[i])} errors {self.rx_errors[i]}" for i in range(K.LANES)]
 
     def cmd_load(self, args: list[str]) -> list[str]:
         board = self.bench.board

@@ -268,7 +268,7 @@ def _seconds(value: float) -> str:
 RESULTS: dict[str, Callable[[EdLane], str]] = {}
 for _names, _reader in (
     (("CURRENT:EC:TOTAL", "CURR:EC:TOT"), lambda ed: str(ed.errors)),
-    (("CURRENT:CC:TOTAL", "CURR:CC:TOT"), lambda ed: str(int(ed.bits))),
+    (("CURRENT:CC:TOTAL", "CURR:CC:TOT"), lambda ed: str(round(ed.bits))),  # a count: no float residue
     (("CURRENT:ER:TOTAL", "CURR:ER:TOT"), _ber),
     (("CURRENT:AINTERVAL:PSLOSS", "CURR:AINT:PSL"), lambda ed: _seconds(ed.psloss_s)),
     (("CURRENT:AINTERVAL:CLOSS", "CURR:AINT:CLOS"), lambda ed: _seconds(ed.closs_s)),

@@ -102,3 +102,45 @@ def test_an_unreachable_database_is_one_clear_error(labctl):
     assert res.returncode == 2
     assert "cannot open the results database postgresql+psycopg://postgres@127.0.0.1:1/none" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_a_run_id_prefix_is_taken_literally_not_as_a_like_pattern(populated, labctl):
+    for prefix in ("%", "run-%", "run_new", "_"):
+        res = labctl("runs", "show", prefix, "--db", populated)
+        assert res.returncode == 2 and f"no run {prefix!r}" in res.stderr, (prefix, res.stderr)
+    assert ids(labctl("runs", "--db", populated, "--format", "json", "--dut", "DUT_*")) == []
+    assert ids(labctl("runs", "--db", populated, "--format", "json", "--dut", "DUT-*")) == [
+        "run-new", "run-bad", "run-old"]
+
+
+def test_compare_gives_no_percent_change_of_a_temperature(db_url, labctl):
+    with open_store(db_url) as store:
+        for rid, die, power in (("hot-a", 50.0, 10.0), ("hot-b", 60.0, 12.0)):
+            rec = Recorder(store)
+            s = Script(rec, rid)
+            s.start()
+            key = s.step("under_load", {}, end=False)
+            s.emit(ev.MeasurementRecorded, step_key=key, name="die_temp", value=die, unit="degC")
+            s.emit(ev.MeasurementRecorded, step_key=key, name="input_power", value=power, unit="W")
+            s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.PASS, duration=1.0)
+            s.end()
+            rec.close()
+    rows = {r["name"]: r for r in json.loads(labctl("runs", "compare", "hot-a", "hot-b", "--db", db_url,
+                                                    "--format", "json").stdout)}
+    assert rows["die_temp"]["delta"] == pytest.approx(10.0) and rows["die_temp"]["delta_pct"] is None
+    assert rows["input_power"]["delta_pct"] == pytest.approx(20.0)
+    table = labctl("runs", "compare", "hot-a", "hot-b", "--db", db_url).stdout
+    die_line = next(ln for ln in table.splitlines() if "die_temp" in ln)
+    assert "+20" not in die_line and "%" not in die_line.replace("Δ %", "") and "10" in die_line, die_line
+
+
+def test_an_explicit_db_in_a_missing_folder_is_a_usage_error(tmp_path, labctl):
+    target = tmp_path / "nonexistent" / "dir" / "x.db"
+    env = {**os.environ, "LABCTL_HOME": str(tmp_path / "home")}
+    for args in (("runs",), ("runs", "show", "abc"), ("sync",)):
+        res = labctl(*args, "--db", str(target), env=env)
+        assert res.returncode == 4, (args, res.stdout, res.stderr)
+        assert f"the folder {target.parent} does not exist" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "nonexistent").exists()
+    res = labctl("runs", "--db", str(tmp_path / "fresh.db"))  # an existing folder: a new database is fine
+    assert res.returncode == 0 and "no runs recorded" in res.stdout, res.stderr

@@ -36,6 +36,9 @@ class FakeClock:
     def time(self) -> float:
         return 1.7e9 + self.now
 
+    def wall_time(self) -> float:
+        return self.time()
+
     def sleep(self, seconds: float) -> None:
         self.now += max(0.0, seconds)
 

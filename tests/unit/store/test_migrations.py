@@ -69,3 +69,28 @@ def test_a_broken_spool_journal_is_one_clear_error(tmp_path):
     bad.write_text("garbage " * 100)
     with pytest.raises(StoreError, match="cannot open the spool journal"):
         Spool(bad)
+
+
+def test_a_database_of_revision_0001_is_migrated_and_its_runs_stay_readable(tmp_path):
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    from labctl.store import query
+
+    path = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.upgrade(migrate.alembic_config(conn), "0001")
+        conn.execute(text(
+            "INSERT INTO runs (id, plan_name, plan_hash, station, started_at, outcome, host, pid, heartbeat_at,"
+            " heartbeat_interval) VALUES ('old1', 'smoke', 'h', 'bench', 100.0, 'passed', 'h', 1, 101.0, 5.0)"))
+        conn.execute(text(
+            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, attempt,"
+            " started_at, ended_at, duration, outcome) VALUES ('old1', 0, 1, 'steps/a#1', 'a', 'steps', 'wait', 1,"
+            " 100.0, 101.0, 1.0, 'PASS')"))
+    engine.dispose()
+    with open_store(path, mark_interrupted=False) as store:
+        with store.read_engine.connect() as conn:
+            assert migrate.current_revision(conn) == migrate.HEAD == "0002"
+        detail = query.run_detail(store, "old1")
+    assert [(s["step_id"], s["duration"], s["duration_sim"]) for s in detail["steps"]] == [("a", 1.0, None)]

@@ -1,0 +1,30 @@
+"""After `bash scripts/demo.sh` labctl lives in .venv-demo, not on the PATH: the demo's last
+lines name a command that works from the user's shell."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from labctl.demo import labctl_command
+
+VENV_BIN = Path(sys.executable).parent
+
+
+def test_labctl_off_the_path_is_named_by_its_path_and_how_to_activate(monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.chdir(VENV_BIN.parent.parent)
+    cmd, activate = labctl_command()
+    assert cmd == f"{VENV_BIN.parent.name}/bin/labctl"
+    assert activate == f"{VENV_BIN.parent.name}/bin/activate"
+    # the command printed works as typed in a shell without the virtual environment
+    res = subprocess.run(f"{cmd} --version", shell=True, capture_output=True, text=True,
+                         env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0 and "labctl" in res.stdout, res.stdout + res.stderr
+
+
+def test_labctl_on_the_path_is_just_labctl(monkeypatch):
+    monkeypatch.setenv("PATH", f"{VENV_BIN}:/usr/bin:/bin")
+    assert labctl_command() == ("labctl", None)
