@@ -18,8 +18,9 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     from rich.table import Table
 
     from labctl.console import ConsoleReporter, make_console
+    from labctl.engine.abort import AbortController, abort_on_signals
     from labctl.fixture import load_fixture
-    from labctl.launch import RunRequest, execute
+    from labctl.launch import RunRequest, execute, ignore_late_interrupts
 
     console = make_console()
     fx = load_fixture(fixture)
@@ -33,21 +34,30 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     rows: list[tuple[str, Any]] = []
     db_shown = None
     crashed = False
-    for serial in serials:
-        variant = fx.sim.duts.get(serial)
-        faults = ", ".join(str(f if isinstance(f, str) else f.fault) for f in variant.faults) if variant else ""
-        console.rule(f"DUT {serial}" + (f" (faults: {faults})" if faults else ""))
-        reporter = ConsoleReporter(console, compact=not verbose)
-        try:
-            out = execute(RunRequest(plan=plan, fixture=fixture, dut=serial, db=db, time_scale=time_scale), [reporter],
-                          say=lambda text: console.print(f"[dim]{escape(text)}[/]"))
-        except LabctlError as err:
-            console.print(f"[bold red]{escape(err.format())}[/]")
-            rows.append((serial, None))
-            crashed = True
-            continue
-        db_shown = out.db or db_shown
-        rows.append((serial, out))
+    # One abort controller and one signal policy for the whole demo: Ctrl-C (or SIGTERM,
+    # SIGHUP…) aborts the DUT in progress to the safe state and stops the demo there.
+    abort = AbortController()
+    with abort_on_signals(abort):
+        for serial in serials:
+            if abort.requested:
+                rows.append((serial, "aborted"))
+                continue
+            variant = fx.sim.duts.get(serial)
+            faults = ", ".join(str(f if isinstance(f, str) else f.fault) for f in variant.faults) if variant else ""
+            console.rule(f"DUT {serial}" + (f" (faults: {faults})" if faults else ""))
+            reporter = ConsoleReporter(console, compact=not verbose)
+            try:
+                out = execute(RunRequest(plan=plan, fixture=fixture, dut=serial, db=db, time_scale=time_scale),
+                              [reporter], say=lambda text: console.print(f"[dim]{escape(text)}[/]"),
+                              abort=abort, handle_signals=False)
+            except LabctlError as err:
+                console.print(f"[bold red]{escape(err.format())}[/]")
+                rows.append((serial, None))
+                crashed = True
+                continue
+            db_shown = out.db or db_shown
+            rows.append((serial, out))
+    ignore_late_interrupts()
     table = Table(title="labctl demo: results per DUT")
     table.add_column("DUT")
     table.add_column("run")
@@ -55,8 +65,9 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     table.add_column("failing steps (value vs limit)", overflow="fold")
     styles = {"passed": "bold green", "failed": "bold red", "error": "bold magenta", "aborted": "bold yellow"}
     for serial, out in rows:
-        if out is None:
-            table.add_row(serial, "-", "[bold red]not run[/]", "see the error above")
+        if out is None or out == "aborted":
+            why = "see the error above" if out is None else "the demo was aborted before this DUT"
+            table.add_row(serial, "-", "[bold red]not run[/]", why)
             continue
         r = out.result
         failing = escape("\n".join(f"{s.step_id}{_corner(s)}: {s.message}" for s in r.failures) or "-")
@@ -69,6 +80,8 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         if activate:
             console.print(f"(`labctl` is not on your PATH: `source {activate}` puts it there for this shell)",
                           markup=False)
+    if abort.requested:
+        return ExitCode.ABORTED
     return ExitCode.ERROR if crashed else ExitCode.PASSED
 
 

@@ -142,7 +142,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
         out = _execute(req, subscribers, say=say, lab_hook=lab_hook, first_attempt=first_attempt,
                        run_notes=run_notes, abort=abort)
     if handle_signals:
-        _ignore_late_interrupts()
+        ignore_late_interrupts()
     return out
 
 
@@ -220,7 +220,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     return RunOutput(result, code, store.display_url if store is not None else None, saved, notes[shown:])
 
 
-def _ignore_late_interrupts() -> None:
+def ignore_late_interrupts() -> None:
     """After the run (teardown and safe state done, results recorded), a late Ctrl-C must not
     interrupt closing the store and the station."""
     import signal

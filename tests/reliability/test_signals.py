@@ -181,3 +181,16 @@ def test_run_thread_blocked_on_its_output_still_reaches_the_safe_state(served_la
     finally:
         store.close()
     assert any("safe-state watchdog drove the safe state" in m for m in messages), messages
+
+
+def test_ctrl_c_in_the_demo_stops_the_demo_not_only_the_current_board(tmp_path):
+    """Before, each DUT of `labctl demo` had its own abort: Ctrl-C aborted one board and the
+    demo went on powering the next one."""
+    run = RunProcess("demo", "--time-scale", "300", env={"LABCTL_HOME": str(tmp_path)})
+    run.wait_for("DUT SIM-GOLD-0001", timeout=120)
+    run.wait_for("power", timeout=120)
+    run.proc.send_signal(signal.SIGINT)
+    rc = run.finish(timeout=120)
+    assert rc == 3, run.output
+    assert run.output.count("the demo was aborted before this DUT") == 2, run.output
+    assert "DUT SIM-GOLD-0002" not in run.output
