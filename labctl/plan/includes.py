@@ -84,13 +84,14 @@ def _splice(
 ) -> None:
     from labctl.plan.model import Include, StepLibrary
 
+    items_map = src.children(src_prefix)
     for i, item in enumerate(items):
         here = (*src_prefix, i)
         if not (isinstance(item, dict) and "include" in item):
             j = len(out)
             if id_prefix and isinstance(item, dict) and isinstance(item.get("id"), str):
                 item = {**item, "id": id_prefix + item["id"]}
-            res.smap.graft(src, (*dst_prefix, j), here)
+            res.smap.graft(items_map.get(i, SourceMap()), (*dst_prefix, j), here)
             out.append(item)
             continue
         try:

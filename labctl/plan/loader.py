@@ -10,6 +10,7 @@ the fixture (roles and named channels), when one is given.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -25,12 +26,13 @@ from labctl.errors import (
     UsageError,
     ValidationErrors,
 )
+from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
-from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors, suggest
+from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
 from labctl.plan.source import _loader as _yaml_loader
 from labctl.resources import resolve_data_path
 from labctl.units import Quantity, looks_like_quantity, parse_quantity
@@ -116,9 +118,11 @@ def check_plan_data(
     plan, index = ctx.validate_structure(data)
     params = ctx.parameters(data, plan, overrides or {})
     axes, order = ctx.corners(data, params)
-    corners = corners_product(axes, order) if axes else []
     if plan is None:
         return None, _dedupe(errors)
+    if not ctx.expansion_fits(plan, axes, order):
+        return None, _dedupe(errors)  # nothing is expanded: the count alone is the error
+    corners = corners_product(axes, order) if axes else []
 
     requires_pos = {r: smap.value(("requires", i)) for i, r in enumerate(plan.requires)}
     for role, pos in inc.lib_requires:
@@ -137,7 +141,7 @@ def check_plan_data(
 def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
     seen: set[tuple[Any, ...]] = set()
     out = []
-    for e in errors:
+    for e in drop_followups(errors):
         k = (e.file, e.line, e.column, e.message)
         if k not in seen:
             seen.add(k)
@@ -407,6 +411,28 @@ class _Context(StationChecks):
             order = [a for a in given if a in axes] + [a for a in axes if a not in given]
             order = list(dict.fromkeys(order))
         return axes, order
+
+    def expansion_fits(self, plan: Plan, axes: dict[str, list[Any]], order: list[str]) -> bool:
+        """Count the expanded steps arithmetically (before expanding anything) against the
+        limit: setup + teardown + steps run once + per-corner steps × corners."""
+        limits = InputLimits.from_env()
+        sizes = [len(axes[a]) for a in order]
+        n_corners = math.prod(sizes) if sizes else 0
+        per_corner = sum(1 for s in plan.steps if s.per_corner) if n_corners else 0
+        once = len(plan.setup) + len(plan.teardown) + len(plan.steps) - per_corner
+        expanded = once + per_corner * n_corners
+        if expanded <= limits.max_expanded_steps and n_corners <= limits.max_expanded_steps:
+            return True
+        hint = raise_hint(ENV_MAX_EXPANDED_STEPS, limits.max_expanded_steps)
+        if n_corners > 1 and (per_corner * n_corners > once or n_corners > limits.max_expanded_steps):
+            product = " × ".join(str(n) for n in sizes)
+            self.err(("corners",), f"corners: {product} = {n_corners:,} corners; with {per_corner} "
+                     f"per-corner step(s) that is {expanded:,} steps to run, more than the limit of "
+                     f"{limits.max_expanded_steps:,}", hint + "; or sweep fewer values", key=True)
+        else:
+            self.err(("steps",), f"{expanded:,} steps to run, more than the limit of "
+                     f"{limits.max_expanded_steps:,}", hint, key=True)
+        return False
 
     # -- steps ------------------------------------------------------------------------------
     def duplicate_ids(self, data: dict[str, Any]) -> None:
