@@ -285,7 +285,7 @@ def _parse_cached(text: str) -> tuple[Quantity, bool]:
     magnitude = float(m["num"])
     if not math.isfinite(magnitude):
         raise UnitError(f"{text.strip()!r} is not a finite number",
-                        hint="a plan's values are finite; check the exponent")
+                        hint="values are finite; check the exponent")
     unit_text = _normalise_unit(m["unit"])
     if not unit_text:
         return check_range(Quantity(magnitude, "", delta=plus_minus)), plus_minus

@@ -346,7 +346,11 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
             ) from None
         if op in ("==", "!=", "<", "<=", ">", ">="):
             return bool(result)
-        return _finite(from_pint(result), offset, f"{_show(left)} {op} {_show(right)}")
+        try:
+            value = from_pint(result)
+        except UnitError as err:
+            raise ExpressionError(err.message, column=offset, hint=err.hint) from None
+        return _finite(value, offset, f"{_show(left)} {op} {_show(right)}")
     try:
         return _finite(ops[op](left, right), offset, f"{_show(left)} {op} {_show(right)}")
     except ZeroDivisionError:

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from labctl.errors import ExpressionError, LabctlError, PlanError, UnitError, ValidationErrors
-from labctl.plan.expr import Template, parse
+from labctl.plan.expr import Template, names, parse
 from labctl.plan.limits import ResolvedLimit, resolve
 from labctl.plan.model import Expr, Limit, Plan, Step
 from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
@@ -107,6 +107,7 @@ class LoadedPlan:
         if t is None:
             return value
         try:
+            _refuse_broken(t, env, self.pos(path))
             return t.render(env)
         except ExpressionError as err:
             raise self._expr_error(err, path, env) from None
@@ -171,7 +172,9 @@ class LoadedPlan:
         text, offset = _when_text(step.when)
         path = (*self.step_path(step), "when")
         try:
-            return bool(_truthy(Template(f"${{{text}}}").render(self.env(corner))))
+            template = Template(f"${{{text}}}")
+            _refuse_broken(template, self.env(corner), self.pos(path))
+            return bool(_truthy(template.render(self.env(corner))))
         except ExpressionError as err:
             err.column = (err.column or 0) - 2 + offset
             raise self._expr_error(err, path, self.env(corner)) from None
@@ -328,6 +331,23 @@ class LoadedPlan:
             f"{p.name} v{p.version}: {n} steps ({len(p.setup)} setup, {len(p.steps)} steps, "
             f"{len(p.teardown)} teardown), {corners}, {expanded} expanded, {est}"
         )
+
+
+class BrokenInput(PlanError):
+    """A value uses a parameter that is broken (reported at its definition): this follow-up
+    is dropped from the report (see ``loader._dedupe``)."""
+
+
+def _refuse_broken(t: Template, env: dict[str, Any], pos: Pos | None) -> None:
+    if not any(v is None for v in env.values()):
+        return
+    try:
+        used = [n for body, _ in t.parts() for n, _ in names(parse(body))]
+    except ExpressionError:
+        return  # reported by the evaluation
+    broken = [n for n in used if n in env and env[n] is None]
+    if broken:
+        raise located(pos, f"uses the broken parameter {broken[0]!r}", cls=BrokenInput)
 
 
 def format_seconds(seconds: float) -> str:

@@ -30,7 +30,7 @@ from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
-from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
+from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
 from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
 from labctl.plan.source import _loader as _yaml_loader
@@ -76,6 +76,12 @@ def check_plan(
         p = smap.value(())
         return None, [located(p, "a plan must be a mapping of keys (name:, steps: …), not a "
                               + type(data).__name__, "see docs/plans.md for the layout")]
+    fields = {f.alias or n for n, f in Plan.model_fields.items()}
+    if not any(isinstance(k, str) and k in fields for k in data):
+        # say nothing of what the file holds: it may be anything but a plan
+        return None, [PlanError("this is not a test plan: none of its top-level keys is a plan key",
+                                file=display, line=1, column=1,
+                                hint="a plan starts with name: and has steps: (see docs/plans.md)")]
     return check_plan_data(data, smap, errors, real, display, overrides, fixture)
 
 
@@ -141,7 +147,7 @@ def check_plan_data(
 def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
     seen: set[tuple[Any, ...]] = set()
     out = []
-    for e in drop_followups(errors):
+    for e in drop_followups([e for e in errors if not isinstance(e, BrokenInput)]):
         k = (e.file, e.line, e.column, e.message)
         if k not in seen:
             seen.add(k)
