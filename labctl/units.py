@@ -341,6 +341,7 @@ def parse_quantity(
     *,
     what: str = "value",
     default_unit: str | None = None,
+    unit_hint: str | None = None,
 ) -> Quantity:
     """Parse ``"0.75 V"``, ``"±25 mV"``, ``1e-12``, ``"3 %"`` … into a :class:`Quantity`.
 
@@ -366,19 +367,21 @@ def parse_quantity(
     if not q.unit and default_unit is not None:
         q = Quantity(q.magnitude, _parse_cached(f"1 {default_unit}")[0].unit, q.delta)
     if dimension is not None:
-        check_dimension(q, dimension, what=what)
+        check_dimension(q, dimension, what=what, unit_hint=unit_hint)
     return q
 
 
-def check_dimension(q: Quantity, dimension: str, *, what: str = "value") -> None:
-    """Raise :class:`UnitError` unless ``q`` has ``dimension``."""
+def check_dimension(q: Quantity, dimension: str, *, what: str = "value", unit_hint: str | None = None) -> None:
+    """Raise :class:`UnitError` unless ``q`` has ``dimension``; hints show ``unit_hint`` (the
+    unit of the measurement or argument at hand) when given, else the dimension's own."""
     if q.compatible(dimension):
         return
     got = q.dimension
     if not q.unit:
+        unit = display_symbol(unit_hint) if unit_hint else DIMENSIONS[dimension] or ""
         raise UnitError(
             f"{what}: {q} has no unit, expected {describe_dimension(dimension)}",
-            hint=f"add the unit, e.g. '{q.magnitude:g} {DIMENSIONS[dimension] or ''}'".rstrip(),
+            hint=f"add the unit, e.g. '{q.magnitude:g} {unit}'".rstrip(),
         )
     got_text = describe_dimension(got) if got in DIMENSIONS else f"of dimension {got}"
     raise UnitError(

@@ -293,6 +293,14 @@ def evaluate(node: Node, env: dict[str, Any]) -> Any:
         if isinstance(v, int | float) and not isinstance(v, bool):
             return -v
         raise ExpressionError(f"cannot negate {v!r}", column=node.offset)
+    if op in ("==", "!="):
+        for side in node.args:
+            if side.op == "name" and side.args[0] not in env:
+                word = side.args[0]
+                raise ExpressionError(
+                    f"undefined parameter {word!r}", column=side.offset,
+                    hint=f"to compare with the text {word}, quote it: '{word}' "
+                    "(a bare word is a parameter or a corner axis)")
     left = evaluate(node.args[0], env)
     right = evaluate(node.args[1], env)
     return _binary(op, left, right, node.offset)

@@ -122,6 +122,8 @@ class LoadedPlan:
             axes = {k for c in self.corners for k in c.values}
             if name in axes:
                 hint = f"{name!r} is a corner axis; this step runs once (per_corner: false, setup or teardown), so it has no corner value"
+            elif err.hint and not close:  # a bare word compared with: it was meant as text
+                hint = err.hint
             else:
                 hint = (f"did you mean {close!r}? " if close else "") + "define it under parameters: or as a corner axis"
         return located(pos, err.message, hint, ExpressionError)  # type: ignore[return-value]
@@ -398,7 +400,7 @@ def _check_limit_units(limit: Limit, m: Any, name: str, pos_of: Any) -> list[Lab
     for f in numeric_fields + (["equals"] if limit.equals is not None else []):
         v = getattr(limit, f)
         try:
-            parse_quantity(v, dim, what=f"{f}")
+            parse_quantity(v, dim, what=f"{f}", unit_hint=m.unit)
         except UnitError as err:
             msg = err.message
             if "expected" in msg:

@@ -314,9 +314,14 @@ class _Context(StationChecks):
                 choices = [self.convert(c, ("parameters", name, "choices", i)) for i, c in enumerate(decl.choices)]
                 if values.get(name) not in choices:
                     where = default_path.get(name)
-                    msg = f"parameter {name}: {values.get(name)!r} is not one of {', '.join(str(c) for c in choices)}"
+                    got = values.get(name)
+                    msg = f"parameter {name}: {got!r} is not one of {', '.join(str(c) for c in choices)}"
+                    close = suggest(str(got), [str(c) for c in choices])
+                    if close:
+                        msg += f"; did you mean {close!r}?"
                     if where is None:
-                        self.errors.append(UsageError(msg))
+                        self.errors.append(UsageError(f"--set {name}={overrides.get(name)}: {msg}",
+                                                      file=self.display))
                     else:
                         self.err(where, msg)
         return self._resolve_templates(values, default_path)
@@ -535,8 +540,15 @@ class _Context(StationChecks):
             self.err((*sp, "check"),
                      f"step {step.id!r} ({step.check}) uses role{'s' if len(missing) > 1 else ''} "
                      f"{', '.join(missing)}, not listed in requires:",
-                     f"add {', '.join(missing)} to requires: at the top of the plan")
+                     _requires_hint(missing, self.pos((*sp, "check")), loaded.path))
 
+
+
+def _requires_hint(missing: list[str], pos: Pos | None, plan_path: str) -> str:
+    roles = ", ".join(missing)
+    if pos is not None and pos.file != plan_path:  # the step comes from a step library
+        return f"add {roles} to requires: at the top of {pos.file} (the step library), or of the plan"
+    return f"add {roles} to requires: at the top of the plan"
 
 
 def _fixed_measures(model: Any) -> bool:
