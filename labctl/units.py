@@ -318,7 +318,7 @@ def check_range(q: Quantity, *, what: str = "") -> Quantity:
     if top is None:
         return q
     ref = DIMENSIONS[dim]
-    if dim == "temperature" and not q.delta and q.unit not in ("K", "kelvin"):
+    if dim == "temperature" and not q.delta:
         lo, hi = TEMPERATURE_RANGE
         value = q.to("degC")
         if not lo <= value <= hi:

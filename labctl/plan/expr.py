@@ -66,14 +66,14 @@ def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     i = 0
     while i < len(text):
-        if len(tokens) >= MAX_EXPR_TOKENS:
-            raise ExpressionError(
-                f"expression too long: more than {MAX_EXPR_TOKENS} numbers, names and operators",
-                column=i, hint="split it: compute parts in parameters and combine them")
         m = _TOKEN.match(text, i)
         if not m:
             raise ExpressionError(f"unexpected character {text[i]!r} in expression", column=i)
         kind = m.lastgroup
+        if kind != "ws" and len(tokens) >= MAX_EXPR_TOKENS:
+            raise ExpressionError(
+                f"expression too long: more than {MAX_EXPR_TOKENS} numbers, names and operators",
+                column=i, hint="split it: compute parts in parameters and combine them")
         if m.group("num") is not None:
             digits = sum(c.isdigit() for c in m.group("num"))
             if digits > MAX_DIGITS:
@@ -210,9 +210,15 @@ class _Parser:
         raise self.fail(f"unexpected {tok.text!r} in expression", tok)
 
 
-def parse(text: str) -> Node:
-    """Parse an expression; :class:`ExpressionError` has ``column`` = offset in ``text``."""
-    return _Parser(text).parse()
+def parse(text: str, offset: int = 0) -> Node:
+    """Parse an expression; :class:`ExpressionError` has ``column`` = offset in ``text``
+    (plus ``offset``: where ``text`` starts in the string it comes from)."""
+    try:
+        return _Parser(text).parse()
+    except ExpressionError as err:
+        if offset:
+            err.column = (err.column or 0) + offset
+        raise
 
 
 def names(node: Node) -> list[tuple[str, int]]:

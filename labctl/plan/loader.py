@@ -346,7 +346,7 @@ class _Context(StationChecks):
             visiting.append(name)
             try:
                 for body, offset in value.parts():
-                    for ref, ref_off in names(parse(body)):
+                    for ref, ref_off in names(parse(body, offset)):
                         if ref in values:
                             resolve(ref)
                             if done.get(ref) is None and isinstance(values[ref], Template):
