@@ -17,11 +17,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from labctl.errors import LabctlError, PlanError
+from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors
 from labctl.resources import data_dir
 
 #: folders of step libraries a plan may include from, besides its own folder tree
 ENV_LIBRARIES = "LABCTL_PLAN_LIBRARIES"
+#: include lines followed for one plan, nested ones included
+MAX_INCLUDES = 200
 
 GROUPS = ("setup", "steps", "teardown")
 
@@ -34,6 +37,10 @@ class IncludeResult:
     errors: list[LabctlError] = field(default_factory=list)
     lib_requires: list[tuple[str, Pos | None]] = field(default_factory=list)
     roots: list[Path] = field(default_factory=list)
+    includes: int = 0  # include lines followed so far (each nested one counts)
+    spliced: int = 0  # steps spliced so far, over setup, steps and teardown
+    limits: InputLimits = field(default_factory=InputLimits.from_env)
+    stopped: bool = False  # a limit was crossed: splice nothing more
 
 
 def library_roots() -> list[Path]:
@@ -133,8 +140,17 @@ def _splice(
 
     items_map = src.children(src_prefix)
     for i, item in enumerate(items):
+        if res.stopped:
+            return
         here = (*src_prefix, i)
         if not (isinstance(item, dict) and "include" in item):
+            res.spliced += 1
+            if res.spliced > res.limits.max_expanded_steps:
+                res.stopped = True
+                res.errors.append(_at(src.value(here), f"more than {res.limits.max_expanded_steps:,} steps once "
+                                      "includes are spliced in (an include bomb?)",
+                                      raise_hint(ENV_MAX_EXPANDED_STEPS, res.limits.max_expanded_steps)))
+                return
             j = len(out)
             if id_prefix and isinstance(item, dict) and isinstance(item.get("id"), str):
                 item = {**item, "id": id_prefix + item["id"]}
@@ -147,6 +163,12 @@ def _splice(
             res.errors.extend(pydantic_errors(err, src, prefix=here, model=Include, what="include"))
             continue
         pos = src.value((*here, "include")) or src.value(here)
+        res.includes += 1
+        if res.includes > MAX_INCLUDES:
+            res.stopped = True
+            res.errors.append(_at(pos, f"more than {MAX_INCLUDES} includes once nested includes are followed "
+                                  "(an include bomb?)", "a plan includes a few libraries; flatten the chain"))
+            return
         target = _locate(file, inc.include, res.roots)
         shown = os.path.normpath(os.path.join(os.path.dirname(display), inc.include))
         refusal = _refuse(target, inc.include, res.roots)

@@ -113,6 +113,8 @@ def check_plan_data(
 ) -> tuple[LoadedPlan | None, list[LabctlError]]:
     inc = expand_includes(data, smap, real, display)
     errors.extend(inc.errors)
+    if inc.stopped:  # an include bomb: what was spliced so far is not worth checking
+        return None, _dedupe(errors)
     data, smap = inc.data, inc.smap
     sha = hashlib.sha256()
     for f in inc.files:

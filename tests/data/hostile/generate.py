@@ -234,6 +234,15 @@ case("include-list", plan("", "  - include: lib/a-list.yaml\n"), "is not a step 
 case("include-hostile-lib", plan("", "  - include: lib/bomb.yaml\n"), "too many values once aliases are expanded",
      line=crossing_line(9, 10, False, 2), in_file="lib/bomb.yaml")
 case("include-missing", plan("", "  - include: lib/nowhere.yaml\n"), "included file not found", at="lib/nowhere.yaml")
+# each ibomb level includes the next twice (2^24 steps); ebomb the same with no steps at all:
+# the 201st include (depth first) is refused, in the level-22 file's second include line
+case("include-bomb-deep", plan("", "  - include: lib/ibomb-0.yaml\n"), "more than 200 includes",
+     line=3, column=14, in_file="lib/ibomb-22.yaml")
+case("include-bomb-empty", plan("", "  - include: lib/ebomb-0.yaml\n"), "more than 200 includes",
+     line=3, column=14, in_file="lib/ebomb-22.yaml")
+case("include-bomb-steps", plan("", "".join(f"  - {{include: lib/many-steps.yaml, prefix: p{i}_}}\n"
+                                            for i in range(4))),
+     "steps once includes are spliced in", line=2 + (10_000 - 3 * 2600), column=5, in_file="lib/many-steps.yaml")
 case("include-cycle", plan("", "  - include: lib/cycle.yaml\n"), "include cycle", line=2, column=14,
      in_file="lib/cycle.yaml")
 
@@ -283,7 +292,7 @@ def _position(text: str, at: str, nth: int, offset: int = 0) -> tuple[int, int]:
 
 def write() -> list[dict[str, object]]:
     out = []
-    for old in HERE.glob("*.yaml"):
+    for old in [*HERE.glob("*.yaml"), *HERE.glob("lib/*.yaml")]:
         old.unlink()
     for c in CASES:
         prefix = "" if c.kind == "plan" or c.name.startswith("fx-") else "fx-"
@@ -303,6 +312,13 @@ def write() -> list[dict[str, object]]:
     (lib / "not-a-library.yaml").write_text("root: x:0:0\nsecret_key: hunter2\n", encoding="utf-8")
     (lib / "a-list.yaml").write_text("- hunter2\n- swordfish\n", encoding="utf-8")
     (lib / "bomb.yaml").write_text(laughs(9, 10) + "steps: []\n", encoding="utf-8")
+    for i in range(24):  # each level includes the next twice: 2^24 steps, 2^24 file reads
+        nxt = f"  - include: ibomb-{i + 1}.yaml\n" if i < 23 else "  - {id: w, check: wait, args: {duration: 1 s}}\n"
+        (lib / f"ibomb-{i}.yaml").write_text("steps:\n" + nxt * 2, encoding="utf-8")
+        leaf = f"  - include: ebomb-{i + 1}.yaml\n" if i < 23 else ""
+        (lib / f"ebomb-{i}.yaml").write_text("steps:\n" + leaf * 2 + ("" if leaf else "  []\n"), encoding="utf-8")
+    (lib / "many-steps.yaml").write_text("steps:\n" + "".join(
+        f"  - {{id: w{i}, check: wait, args: {{duration: 1 s}}}}\n" for i in range(2600)), encoding="utf-8")
     (lib / "cycle.yaml").write_text("steps:\n  - include: cycle.yaml\n", encoding="utf-8")
     (HERE / "expected.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return out
