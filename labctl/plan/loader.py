@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from labctl.errors import (
@@ -33,7 +32,6 @@ from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
 from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
-from labctl.plan.source import _loader as _yaml_loader
 from labctl.resources import resolve_data_path
 from labctl.units import Quantity, looks_like_quantity, parse_quantity
 
@@ -144,6 +142,9 @@ def check_plan_data(
     if fixture is not None:
         ctx.check_fixture(loaded, fixture)
     return (loaded if not errors else None), _dedupe(errors)
+
+
+_REFUSED = object()  # a --set value already reported
 
 
 def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
@@ -284,10 +285,9 @@ class _Context(StationChecks):
                     hint="parameters: " + (", ".join(decls) or "none"),
                 ))
                 continue
-            try:  # the same YAML rules as in plans: only true/false are booleans
-                parsed = yaml.load(text, Loader=_yaml_loader()) if text else ""
-            except yaml.YAMLError:
-                parsed = text
+            parsed = self._override_value(name, text)
+            if parsed is _REFUSED:
+                continue
             if isinstance(parsed, str) and "${" in parsed:
                 new: Any = Template(parsed)
             elif isinstance(parsed, str) and looks_like_quantity(parsed):
@@ -327,6 +327,23 @@ class _Context(StationChecks):
                     else:
                         self.err(where, msg)
         return self._resolve_templates(values, default_path)
+
+    def _override_value(self, name: str, text: str) -> Any:
+        """A ``--set`` value read by the plan's own YAML rules and limits (only true/false
+        are booleans; no tags, aliases loops or 5000-digit numbers); text if it is no YAML."""
+        if not text:
+            return ""
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        try:
+            parsed, _, bad = load_yaml("--set", text=text, display=f"--set {name}", error_cls=UsageError)
+        except LabctlError as err:
+            if err.message.startswith("bad YAML"):
+                return text  # e.g. "a: b: c": taken as the text it is
+            bad = [err]
+        if bad:
+            self.errors.append(UsageError(f"--set {name}={shown}: {bad[0].message}", hint=bad[0].hint))
+            return _REFUSED
+        return parsed
 
     def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
         done: dict[str, Any] = {}

@@ -127,3 +127,20 @@ def test_limits_that_may_be_raised_say_how_and_can_be(tmp_path):
     res = _validate(plan, env=env)
     assert res.returncode == 0, res.stderr
     assert "15000 expanded" in res.stdout
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("&a [*a]", "alias loop"),
+    ("9" * 5000, "number too long: 5,000 digits"),
+    ("!!python/object/apply:os.system [id]", "YAML tag !!python/object/apply:os.system is not allowed"),
+    (".inf", "is not a finite number"),
+    ("1e999 V", "is not a finite number"),
+    ("2 GV", "beyond any bench"),
+])
+def test_hostile_set_values_are_refused_with_the_option_named(value, message):
+    from labctl.plan.loader import parse_overrides
+
+    _, errors = check_plan(ROOT / "testplans" / "smoke.yaml", parse_overrides([f"vin={value}"]))
+    assert len(errors) == 1, [e.format() for e in errors]
+    assert errors[0].message.startswith("--set vin=") and message in errors[0].message
+    assert len(errors[0].message) < 200
