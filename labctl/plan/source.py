@@ -237,6 +237,11 @@ def _short(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+#: up to this size a YAML syntax error is worded by PyYAML's parser (as labctl always has);
+#: in a larger file libyaml's message is given as it is, to answer in well under a second
+_WORDED_ERRORS_UP_TO = 64 << 10
+
+
 def load_yaml(
     path: str | Path,
     *,
@@ -262,18 +267,22 @@ def load_yaml(
     else:
         yamlguard.check_text_size(text, name, limits, error_cls)
     fast = _loader(fast=True)
+    syntax: Exception | None = None
     try:
         yamlguard.scan_events(text, name, limits, error_cls, fast)
-        clean = True
-    except yamlguard.YamlSyntaxStop:
-        clean = False
-    if not clean and fast is not _loader():
-        try:  # scan again with the parser that will word the error, up to that error
+    except yamlguard.YamlSyntaxStop as stop:
+        syntax = stop.error
+    if syntax is not None and fast is not _loader() and len(text) <= _WORDED_ERRORS_UP_TO:
+        try:  # scan again with the parser that words the error better, up to that error
             yamlguard.scan_events(text, name, limits, error_cls, _loader())
+            syntax = None  # PyYAML takes what libyaml did not: compose with PyYAML
         except yamlguard.YamlSyntaxStop:
             pass
-    loader = (fast if clean else _loader())(text)
+        fast = _loader()
+    loader = fast(text)
     try:
+        if syntax is not None and fast is not _loader():
+            raise syntax  # a large file: libyaml's own words, without a slow second parse
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark

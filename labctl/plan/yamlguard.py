@@ -31,7 +31,12 @@ from labctl.plan.bounds import (
 
 
 class YamlSyntaxStop(Exception):
-    """The scan met a YAML syntax error: the caller composes with PyYAML for its message."""
+    """The scan met a YAML syntax error (``error``): the caller reports it, or composes with
+    PyYAML's own parser for its wording."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -161,7 +166,7 @@ def scan_events(text: str, name: str, limits: InputLimits, error_cls: type[Labct
                 finished(size, height, None)
     except yaml.reader.ReaderError as err:
         raise reader_error(err, text, name, error_cls) from None
-    except yaml.YAMLError:
-        raise YamlSyntaxStop() from None
+    except yaml.YAMLError as err:
+        raise YamlSyntaxStop(err) from None
     finally:
         loader.dispose()

@@ -90,7 +90,11 @@ def test_the_worst_files_exit_4_located_within_bounded_memory(tmp_path):
         fh.write("name: big\nsteps:\n")
         line = "  - {id: a, check: wait, args: {duration: 1 s}}\n"
         fh.write(line * (50_000_000 // len(line)))
-    paths = [CORPUS / name for name in WORST] + [big]
+    tail = tmp_path / "syntax-error-at-the-end.yaml"  # near every limit, broken on its last line
+    tail.write_text("name: t\nsteps:\n" + "".join(
+        f"  - {{id: s{k}, check: wait, description: {'x' * 350}, args: {{duration: 1 s}}}}\n" for k in range(2500))
+        + "  - [unclosed\n", encoding="utf-8")
+    paths = [CORPUS / name for name in WORST] + [big, tail]
     res = _validate(*paths)
     out = res.stdout + res.stderr
     assert res.returncode == 4, out
@@ -98,6 +102,7 @@ def test_the_worst_files_exit_4_located_within_bounded_memory(tmp_path):
     for p in paths:
         assert re.search(rf"^{re.escape(str(p))}:\d+:\d+: ", res.stderr, re.M), f"{p.name} not located:\n{out}"
     assert f"{big}:1:1: file too large: " in res.stderr
+    assert f"{tail}:2504:1: bad YAML: " in res.stderr
 
 
 def test_the_whole_corpus_through_the_command_line(tmp_path):
