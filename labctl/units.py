@@ -51,6 +51,34 @@ DIMENSIONS: dict[str, str] = {
     "ratio": "",
 }
 
+# the largest magnitude a plan may give, per dimension, in the unit of DIMENSIONS: far beyond
+# any bench (1 MV, 100 kA, 1000 h …) but finite, so arithmetic, timeouts and estimates stay
+# meaningful (docs/plans.md, "Limits"). Temperatures on a scale: absolute zero to 2000 degC.
+SENSIBLE_MAX: dict[str, float] = {
+    "voltage": 1e6,
+    "current": 1e5,
+    "power": 1e9,
+    "energy": 1e12,
+    "resistance": 1e15,
+    "capacitance": 1e3,
+    "temperature": 1e4,  # differences; points on the scale: TEMPERATURE_RANGE
+    "temperature_rate": 1e4,
+    "thermal_resistance": 1e6,
+    "time": 1000 * 3600.0,  # a 1000-hour HTOL stress test
+    "frequency": 1e13,
+    "data_rate": 1e14,
+    "transfer_rate": 1e14,
+    "information": 1e18,
+    "throughput": 1e21,
+    "perf_per_watt": 1e21,
+    "voltage_slew": 1e13,
+    "current_slew": 1e13,
+    "ratio": 1e18,
+}
+TEMPERATURE_RANGE = (-273.15, 2000.0)  # degC
+#: a quantity is a number and a unit: longer text is not one (and is not fed to a regex)
+MAX_QUANTITY_CHARS = 200
+
 # examples shown in hints, per dimension
 _EXAMPLES: dict[str, str] = {
     "voltage": "0.75 V, 750 mV",
@@ -236,12 +264,17 @@ def describe_dimension(dimension: str) -> str:
 
 def looks_like_quantity(text: str) -> bool:
     """Cheap test (no pint): does ``text`` start like a number with an optional unit?"""
+    if len(text) > MAX_QUANTITY_CHARS:
+        return False
     m = _QUANTITY_RE.match(text)
     return bool(m) and (not m["unit"] or bool(re.match(r"^[A-Za-z%°µμΩ]", m["unit"])))
 
 
 @functools.lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> tuple[Quantity, bool]:
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise UnitError(f"{text[:40]!r}… ({len(text):,} characters) is not a quantity",
+                        hint="write a number and a unit, e.g. 0.75 V, 3 %, 5 min, 105 degC")
     m = _QUANTITY_RE.match(text)
     if not m:
         raise UnitError(
@@ -250,11 +283,14 @@ def _parse_cached(text: str) -> tuple[Quantity, bool]:
         )
     plus_minus = bool(m["pm"])
     magnitude = float(m["num"])
+    if not math.isfinite(magnitude):
+        raise UnitError(f"{text.strip()!r} is not a finite number",
+                        hint="values are finite; check the exponent")
     unit_text = _normalise_unit(m["unit"])
     if not unit_text:
-        return Quantity(magnitude, "", delta=plus_minus), plus_minus
+        return check_range(Quantity(magnitude, "", delta=plus_minus)), plus_minus
     if unit_text == "percent" or unit_text == "ppm":
-        return Quantity(magnitude, unit_text, delta=plus_minus), plus_minus
+        return check_range(Quantity(magnitude, unit_text, delta=plus_minus)), plus_minus
     ureg = registry()
     try:
         unit = ureg.Unit(unit_text)
@@ -268,7 +304,35 @@ def _parse_cached(text: str) -> tuple[Quantity, bool]:
         ) from None
     # keep the unit as written (normalised): "mV" stays "mV", "%" is "percent"
     canonical = "" if unit.dimensionless and unit_text == "dimensionless" else unit_text
-    return Quantity(magnitude, canonical, delta=plus_minus), plus_minus
+    return check_range(Quantity(magnitude, canonical, delta=plus_minus)), plus_minus
+
+
+def check_range(q: Quantity, *, what: str = "") -> Quantity:
+    """``q`` unless it lies outside :data:`SENSIBLE_MAX` / :data:`TEMPERATURE_RANGE`."""
+    if not math.isfinite(q.magnitude):
+        raise UnitError(f"{what + ': ' if what else ''}{q} is not a finite number")
+    if q.magnitude == 0:
+        return q
+    dim = q.dimension
+    top = SENSIBLE_MAX.get(dim)
+    if top is None:
+        return q
+    ref = DIMENSIONS[dim]
+    if dim == "temperature" and not q.delta:
+        lo, hi = TEMPERATURE_RANGE
+        value = q.to("degC")
+        if not lo <= value <= hi:
+            raise UnitError(f"{what + ': ' if what else ''}{q} is outside {lo:g} degC (absolute zero) "
+                            f"to {hi:g} degC", hint="a temperature on a bench lies in that range")
+        return q
+    value = abs(q.to(ref)) if q.unit not in ("", ref) else abs(q.magnitude)
+    if value > top:
+        shown = "1000 h (a 1000-hour stress test)" if dim == "time" else format_quantity(top, ref, 4)
+        kind = "a plain number" if dim == "ratio" else dim.replace("_", " ")
+        raise UnitError(f"{what + ': ' if what else ''}{q} is beyond any bench: the limit for "
+                        f"{kind} is {shown}",
+                        hint="check the number, its exponent and its unit prefix")
+    return q
 
 
 def parse_quantity(
@@ -277,6 +341,7 @@ def parse_quantity(
     *,
     what: str = "value",
     default_unit: str | None = None,
+    unit_hint: str | None = None,
 ) -> Quantity:
     """Parse ``"0.75 V"``, ``"±25 mV"``, ``1e-12``, ``"3 %"`` … into a :class:`Quantity`.
 
@@ -289,7 +354,12 @@ def parse_quantity(
     elif isinstance(value, bool):
         raise UnitError(f"{what}: expected a quantity, got {value!r}")
     elif isinstance(value, int | float):
-        q = Quantity(float(value), "")
+        try:
+            q = Quantity(float(value), "")
+        except OverflowError:
+            q = Quantity(math.inf, "")
+        if not math.isfinite(q.magnitude):
+            raise UnitError(f"{what}: {value!r:.40} is not a finite number")
     elif isinstance(value, str):
         q, _ = _parse_cached(value.strip())
     else:
@@ -297,19 +367,21 @@ def parse_quantity(
     if not q.unit and default_unit is not None:
         q = Quantity(q.magnitude, _parse_cached(f"1 {default_unit}")[0].unit, q.delta)
     if dimension is not None:
-        check_dimension(q, dimension, what=what)
+        check_dimension(q, dimension, what=what, unit_hint=unit_hint)
     return q
 
 
-def check_dimension(q: Quantity, dimension: str, *, what: str = "value") -> None:
-    """Raise :class:`UnitError` unless ``q`` has ``dimension``."""
+def check_dimension(q: Quantity, dimension: str, *, what: str = "value", unit_hint: str | None = None) -> None:
+    """Raise :class:`UnitError` unless ``q`` has ``dimension``; hints show ``unit_hint`` (the
+    unit of the measurement or argument at hand) when given, else the dimension's own."""
     if q.compatible(dimension):
         return
     got = q.dimension
     if not q.unit:
+        unit = display_symbol(unit_hint) if unit_hint else DIMENSIONS[dimension] or ""
         raise UnitError(
             f"{what}: {q} has no unit, expected {describe_dimension(dimension)}",
-            hint=f"add the unit, e.g. '{q.magnitude:g} {DIMENSIONS[dimension] or ''}'".rstrip(),
+            hint=f"add the unit, e.g. '{q.magnitude:g} {unit}'".rstrip(),
         )
     got_text = describe_dimension(got) if got in DIMENSIONS else f"of dimension {got}"
     raise UnitError(

@@ -22,12 +22,14 @@ so ``${vin * 5 %}`` is a voltage and ``${vin + 2 A}`` is an error.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from labctl.errors import ExpressionError, UnitError
-from labctl.units import Quantity, parse_quantity
+from labctl.plan.bounds import MAX_DIGITS, MAX_EXPR_DEPTH, MAX_EXPR_TOKENS
+from labctl.units import Quantity, check_range, parse_quantity
 
 _TOKEN = re.compile(
     r"""
@@ -68,7 +70,15 @@ def tokenize(text: str) -> list[Token]:
         if not m:
             raise ExpressionError(f"unexpected character {text[i]!r} in expression", column=i)
         kind = m.lastgroup
+        if kind != "ws" and len(tokens) >= MAX_EXPR_TOKENS:
+            raise ExpressionError(
+                f"expression too long: more than {MAX_EXPR_TOKENS} numbers, names and operators",
+                column=i, hint="split it: compute parts in parameters and combine them")
         if m.group("num") is not None:
+            digits = sum(c.isdigit() for c in m.group("num"))
+            if digits > MAX_DIGITS:
+                raise ExpressionError(f"number too long: {digits:,} digits, more than the limit of {MAX_DIGITS}",
+                                      column=i, hint="use an exponent, e.g. 1.5e9")
             unit = m.group("unit")
             if unit and unit.lower() in _KEYWORDS:  # "3 and x": not a unit
                 tokens.append(Token("num", m.group("num"), i))
@@ -91,6 +101,14 @@ class _Parser:
         self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        self.depth = 0
+
+    def deeper(self, tok: Token) -> None:
+        """Enter one level of parentheses, ``not`` or sign (bounded: no RecursionError)."""
+        self.depth += 1
+        if self.depth > MAX_EXPR_DEPTH:
+            raise self.fail(f"expression nested too deeply: more than {MAX_EXPR_DEPTH} levels of "
+                            "parentheses, not and signs", tok)
 
     def peek(self) -> Token | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -134,7 +152,10 @@ class _Parser:
     def not_(self) -> Node:
         tok = self.accept("kw", "not")
         if tok is not None:
-            return Node("not", (self.not_(),), tok.offset)
+            self.deeper(tok)
+            node = Node("not", (self.not_(),), tok.offset)
+            self.depth -= 1
+            return node
         return self.compare()
 
     def compare(self) -> Node:
@@ -160,7 +181,9 @@ class _Parser:
     def unary(self) -> Node:
         tok = self.accept("op", "-", "+")
         if tok is not None:
+            self.deeper(tok)
             inner = self.unary()
+            self.depth -= 1
             return Node("neg", (inner,), tok.offset) if tok.text == "-" else inner
         return self.atom()
 
@@ -178,16 +201,24 @@ class _Parser:
         if tok.kind == "kw" and tok.text.lower() in ("true", "false"):
             return Node("bool", (tok.text.lower() == "true",), tok.offset)
         if tok.kind == "op" and tok.text == "(":
+            self.deeper(tok)
             node = self.or_()
             if self.accept("op", ")") is None:
                 raise self.fail("missing ')'", self.peek())
+            self.depth -= 1
             return node
         raise self.fail(f"unexpected {tok.text!r} in expression", tok)
 
 
-def parse(text: str) -> Node:
-    """Parse an expression; :class:`ExpressionError` has ``column`` = offset in ``text``."""
-    return _Parser(text).parse()
+def parse(text: str, offset: int = 0) -> Node:
+    """Parse an expression; :class:`ExpressionError` has ``column`` = offset in ``text``
+    (plus ``offset``: where ``text`` starts in the string it comes from)."""
+    try:
+        return _Parser(text).parse()
+    except ExpressionError as err:
+        if offset:
+            err.column = (err.column or 0) + offset
+        raise
 
 
 def names(node: Node) -> list[tuple[str, int]]:
@@ -218,7 +249,9 @@ def from_pint(value: Any) -> Any:
     if value.dimensionless:
         return float(value.to("dimensionless").magnitude)
     unit = _unit_text(value.units)
-    return Quantity(float(value.magnitude), unit)
+    q = Quantity(float(value.magnitude), unit)
+    check_range(q)
+    return q
 
 
 def _unit_text(units: Any) -> str:
@@ -245,7 +278,7 @@ def evaluate(node: Node, env: dict[str, Any]) -> Any:
                 return parse_quantity(f"{text} {unit}")
             except UnitError as err:
                 raise ExpressionError(err.message, column=node.offset, hint=err.hint) from None
-        return float(text) if any(c in text for c in ".eE") else int(text)
+        return _finite(float(text) if any(c in text for c in ".eE") else int(text), node.offset, text)
     if op == "name":
         name = node.args[0]
         if name not in env:
@@ -266,9 +299,29 @@ def evaluate(node: Node, env: dict[str, Any]) -> Any:
         if isinstance(v, int | float) and not isinstance(v, bool):
             return -v
         raise ExpressionError(f"cannot negate {v!r}", column=node.offset)
+    if op in ("==", "!="):
+        for side in node.args:
+            if side.op == "name" and side.args[0] not in env:
+                word = side.args[0]
+                raise ExpressionError(
+                    f"undefined parameter {word!r}", column=side.offset,
+                    hint=f"to compare with the text {word}, quote it: '{word}' "
+                    "(a bare word is a parameter or a corner axis)")
     left = evaluate(node.args[0], env)
     right = evaluate(node.args[1], env)
     return _binary(op, left, right, node.offset)
+
+
+def _finite(value: Any, offset: int, what: str) -> Any:
+    """``value`` unless it is infinite or NaN (``1e308 V * 1e308`` is no voltage)."""
+    magnitude = value.magnitude if isinstance(value, Quantity) else value
+    if isinstance(magnitude, int) and not isinstance(magnitude, bool) and magnitude.bit_length() > 340:
+        magnitude = math.inf  # beyond any double (about 1e102): as good as infinite here
+    if isinstance(magnitude, float) and not math.isfinite(magnitude):
+        what = what if len(what) <= 60 else what[:59] + "…"
+        raise ExpressionError(f"{what} is not a finite number", column=offset,
+                              hint="the value overflows; check the numbers and units")
+    return value
 
 
 def _truth(v: Any) -> bool:
@@ -305,11 +358,19 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
                 hint="both sides of + - and comparisons need the same dimension; "
                 "write temperature differences as e.g. 5 delta_degC",
             ) from None
-        return bool(result) if op in ("==", "!=", "<", "<=", ">", ">=") else from_pint(result)
+        if op in ("==", "!=", "<", "<=", ">", ">="):
+            return bool(result)
+        try:
+            value = from_pint(result)
+        except UnitError as err:
+            raise ExpressionError(err.message, column=offset, hint=err.hint) from None
+        return _finite(value, offset, f"{_show(left)} {op} {_show(right)}")
     try:
-        return ops[op](left, right)
+        return _finite(ops[op](left, right), offset, f"{_show(left)} {op} {_show(right)}")
     except ZeroDivisionError:
         raise ExpressionError("division by zero", column=offset) from None
+    except OverflowError:
+        return _finite(math.inf, offset, f"{_show(left)} {op} {_show(right)}")
     except TypeError:
         raise ExpressionError(f"cannot compute {_show(left)} {op} {_show(right)}", column=offset) from None
 

@@ -1,6 +1,8 @@
 """``- include: lib/power-up.yaml`` in setup/steps/teardown: splice a step library in place.
 
-Paths are relative to the including file. Includes nest; a cycle is an error at the include
+Paths are relative to the including file (a relative path not found there is looked up in
+the plan libraries), and must stay inside the top plan's folder tree or a plan library:
+``include: /etc/passwd`` is refused without reading the file. Includes nest; a cycle is an error at the include
 line that closes it. A library's ``parameters`` become defaults (the plan's own win) and its
 ``requires`` add to the plan's. Positions of the spliced steps point into the library file.
 """
@@ -15,7 +17,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from labctl.errors import LabctlError, PlanError
+from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors
+from labctl.resources import data_dir
+
+#: folders of step libraries a plan may include from, besides its own folder tree
+ENV_LIBRARIES = "LABCTL_PLAN_LIBRARIES"
+#: include lines followed for one plan, nested ones included
+MAX_INCLUDES = 200
 
 GROUPS = ("setup", "steps", "teardown")
 
@@ -27,11 +36,56 @@ class IncludeResult:
     files: list[Path] = field(default_factory=list)
     errors: list[LabctlError] = field(default_factory=list)
     lib_requires: list[tuple[str, Pos | None]] = field(default_factory=list)
+    roots: list[Path] = field(default_factory=list)
+    includes: int = 0  # include lines followed so far (each nested one counts)
+    spliced: int = 0  # steps spliced so far, over setup, steps and teardown
+    limits: InputLimits = field(default_factory=InputLimits.from_env)
+    stopped: bool = False  # a limit was crossed: splice nothing more
+
+
+def library_roots() -> list[Path]:
+    """The plan libraries: the built-in ``testplans/`` and each folder in
+    ``$LABCTL_PLAN_LIBRARIES`` (separated by ``os.pathsep``)."""
+    roots = [data_dir("testplans").resolve()]
+    for part in os.environ.get(ENV_LIBRARIES, "").split(os.pathsep):
+        if part.strip():
+            roots.append(Path(part.strip()).expanduser().resolve())
+    return roots
+
+
+def _locate(file: Path, include: str, roots: list[Path]) -> Path:
+    """Relative to the including file; a relative path not found there is looked up in the
+    plan libraries (``include: lib/power-up.yaml`` finds the built-in one)."""
+    target = (file.parent / include).resolve()
+    if target.exists() or os.path.isabs(include):
+        return target
+    for root in roots[1:]:
+        candidate = (root / include).resolve()
+        if candidate.is_file():
+            return candidate
+    return target
+
+
+def _refuse(target: Path, include: str, roots: list[Path]) -> tuple[str, str] | None:
+    """Why ``target`` may not be included (outside every root, or not a YAML file), or None."""
+    if not any(target.is_relative_to(root) for root in roots):
+        return (f"include {include!r} leads outside the plan's folder and the plan libraries",
+                f"includes resolve inside {roots[0]} and the plan libraries "
+                f"({', '.join(str(r) for r in roots[1:])}); add a library folder with "
+                f"{ENV_LIBRARIES}=DIR")
+    if target.suffix.lower() not in (".yaml", ".yml"):
+        return (f"include {include!r} is not a YAML file (.yaml or .yml)",
+                "a step library is a .yaml file with a steps: list")
+    return None
 
 
 def expand_includes(data: Any, smap: SourceMap, path: Path, display: str) -> IncludeResult:
-    """Return the plan with every include spliced in and a source map renumbered to match."""
-    res = IncludeResult(data=data, smap=SourceMap(files=list(smap.files)), files=[path.resolve()])
+    """Return the plan with every include spliced in and a source map renumbered to match.
+
+    Includes are confined to the plan's folder tree and the plan libraries
+    (:func:`library_roots`); symbolic links are followed before the check."""
+    res = IncludeResult(data=data, smap=SourceMap(files=list(smap.files)), files=[path.resolve()],
+                        roots=[path.resolve().parent, *library_roots()])
     if not isinstance(data, dict):
         res.smap = smap
         return res
@@ -84,13 +138,23 @@ def _splice(
 ) -> None:
     from labctl.plan.model import Include, StepLibrary
 
+    items_map = src.children(src_prefix)
     for i, item in enumerate(items):
+        if res.stopped:
+            return
         here = (*src_prefix, i)
         if not (isinstance(item, dict) and "include" in item):
+            res.spliced += 1
+            if res.spliced > res.limits.max_expanded_steps:
+                res.stopped = True
+                res.errors.append(_at(src.value(here), f"more than {res.limits.max_expanded_steps:,} steps once "
+                                      "includes are spliced in (an include bomb?)",
+                                      raise_hint(ENV_MAX_EXPANDED_STEPS, res.limits.max_expanded_steps)))
+                return
             j = len(out)
             if id_prefix and isinstance(item, dict) and isinstance(item.get("id"), str):
                 item = {**item, "id": id_prefix + item["id"]}
-            res.smap.graft(src, (*dst_prefix, j), here)
+            res.smap.graft(items_map.get(i, SourceMap()), (*dst_prefix, j), here)
             out.append(item)
             continue
         try:
@@ -99,8 +163,18 @@ def _splice(
             res.errors.extend(pydantic_errors(err, src, prefix=here, model=Include, what="include"))
             continue
         pos = src.value((*here, "include")) or src.value(here)
-        target = (file.parent / inc.include).resolve()
+        res.includes += 1
+        if res.includes > MAX_INCLUDES:
+            res.stopped = True
+            res.errors.append(_at(pos, f"more than {MAX_INCLUDES} includes once nested includes are followed "
+                                  "(an include bomb?)", "a plan includes a few libraries; flatten the chain"))
+            return
+        target = _locate(file, inc.include, res.roots)
         shown = os.path.normpath(os.path.join(os.path.dirname(display), inc.include))
+        refusal = _refuse(target, inc.include, res.roots)
+        if refusal is not None:
+            res.errors.append(_at(pos, *refusal))
+            continue
         if target in stack:
             chain = " -> ".join([_rel(p, stack[0]) for p in stack] + [_rel(target, stack[0])])
             res.errors.append(_at(pos, f"include cycle: {chain}", "a library must not include itself, directly or through others"))
@@ -115,6 +189,11 @@ def _splice(
             lib_data, lib_map, lib_errors = load_yaml(target, display=shown)
         except LabctlError as err:
             res.errors.append(err)
+            continue
+        if not (isinstance(lib_data, dict) and isinstance(lib_data.get("steps"), list)):
+            # say nothing of what the file holds: it may be anything but a plan
+            res.errors.append(_at(pos, f"{inc.include} is not a step library",
+                                  "a step library is a YAML mapping with a steps: list (see docs/plans.md)"))
             continue
         res.errors.extend(lib_errors)
         if target not in res.files:

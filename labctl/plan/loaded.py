@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from labctl.errors import ExpressionError, LabctlError, PlanError, UnitError, ValidationErrors
-from labctl.plan.expr import Template, parse
+from labctl.plan.expr import Template, names, parse
 from labctl.plan.limits import ResolvedLimit, resolve
 from labctl.plan.model import Expr, Limit, Plan, Step
 from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
@@ -107,6 +107,7 @@ class LoadedPlan:
         if t is None:
             return value
         try:
+            _refuse_broken(t, env, self.pos(path))
             return t.render(env)
         except ExpressionError as err:
             raise self._expr_error(err, path, env) from None
@@ -121,6 +122,8 @@ class LoadedPlan:
             axes = {k for c in self.corners for k in c.values}
             if name in axes:
                 hint = f"{name!r} is a corner axis; this step runs once (per_corner: false, setup or teardown), so it has no corner value"
+            elif err.hint and not close:  # a bare word compared with: it was meant as text
+                hint = err.hint
             else:
                 hint = (f"did you mean {close!r}? " if close else "") + "define it under parameters: or as a corner axis"
         return located(pos, err.message, hint, ExpressionError)  # type: ignore[return-value]
@@ -171,7 +174,9 @@ class LoadedPlan:
         text, offset = _when_text(step.when)
         path = (*self.step_path(step), "when")
         try:
-            return bool(_truthy(Template(f"${{{text}}}").render(self.env(corner))))
+            template = Template(f"${{{text}}}")
+            _refuse_broken(template, self.env(corner), self.pos(path))
+            return bool(_truthy(template.render(self.env(corner))))
         except ExpressionError as err:
             err.column = (err.column or 0) - 2 + offset
             raise self._expr_error(err, path, self.env(corner)) from None
@@ -330,6 +335,23 @@ class LoadedPlan:
         )
 
 
+class BrokenInput(PlanError):
+    """A value uses a parameter that is broken (reported at its definition): this follow-up
+    is dropped from the report (see ``loader._dedupe``)."""
+
+
+def _refuse_broken(t: Template, env: dict[str, Any], pos: Pos | None) -> None:
+    if not any(v is None for v in env.values()):
+        return
+    try:
+        used = [n for body, _ in t.parts() for n, _ in names(parse(body))]
+    except ExpressionError:
+        return  # reported by the evaluation
+    broken = [n for n in used if n in env and env[n] is None]
+    if broken:
+        raise located(pos, f"uses the broken parameter {broken[0]!r}", cls=BrokenInput)
+
+
 def format_seconds(seconds: float) -> str:
     s = int(round(seconds))
     if s < 60:
@@ -378,7 +400,7 @@ def _check_limit_units(limit: Limit, m: Any, name: str, pos_of: Any) -> list[Lab
     for f in numeric_fields + (["equals"] if limit.equals is not None else []):
         v = getattr(limit, f)
         try:
-            parse_quantity(v, dim, what=f"{f}")
+            parse_quantity(v, dim, what=f"{f}", unit_hint=m.unit)
         except UnitError as err:
             msg = err.message
             if "expected" in msg:

@@ -10,11 +10,11 @@ the fixture (roles and named channels), when one is given.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from labctl.errors import (
@@ -25,13 +25,13 @@ from labctl.errors import (
     UsageError,
     ValidationErrors,
 )
+from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
-from labctl.plan.loaded import Corner, LoadedPlan, corners_product, located
+from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
-from labctl.plan.source import Pos, SourceMap, load_yaml, pydantic_errors, suggest
-from labctl.plan.source import _loader as _yaml_loader
+from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
 from labctl.resources import resolve_data_path
 from labctl.units import Quantity, looks_like_quantity, parse_quantity
 
@@ -74,6 +74,12 @@ def check_plan(
         p = smap.value(())
         return None, [located(p, "a plan must be a mapping of keys (name:, steps: …), not a "
                               + type(data).__name__, "see docs/plans.md for the layout")]
+    fields = {f.alias or n for n, f in Plan.model_fields.items()}
+    if not any(isinstance(k, str) and k in fields for k in data):
+        # say nothing of what the file holds: it may be anything but a plan
+        return None, [PlanError("this is not a test plan: none of its top-level keys is a plan key",
+                                file=display, line=1, column=1,
+                                hint="a plan starts with name: and has steps: (see docs/plans.md)")]
     return check_plan_data(data, smap, errors, real, display, overrides, fixture)
 
 
@@ -105,6 +111,8 @@ def check_plan_data(
 ) -> tuple[LoadedPlan | None, list[LabctlError]]:
     inc = expand_includes(data, smap, real, display)
     errors.extend(inc.errors)
+    if inc.stopped:  # an include bomb: what was spliced so far is not worth checking
+        return None, _dedupe(errors)
     data, smap = inc.data, inc.smap
     sha = hashlib.sha256()
     for f in inc.files:
@@ -116,9 +124,11 @@ def check_plan_data(
     plan, index = ctx.validate_structure(data)
     params = ctx.parameters(data, plan, overrides or {})
     axes, order = ctx.corners(data, params)
-    corners = corners_product(axes, order) if axes else []
     if plan is None:
         return None, _dedupe(errors)
+    if not ctx.expansion_fits(plan, axes, order):
+        return None, _dedupe(errors)  # nothing is expanded: the count alone is the error
+    corners = corners_product(axes, order) if axes else []
 
     requires_pos = {r: smap.value(("requires", i)) for i, r in enumerate(plan.requires)}
     for role, pos in inc.lib_requires:
@@ -134,10 +144,13 @@ def check_plan_data(
     return (loaded if not errors else None), _dedupe(errors)
 
 
+_REFUSED = object()  # a --set value already reported
+
+
 def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
     seen: set[tuple[Any, ...]] = set()
     out = []
-    for e in errors:
+    for e in drop_followups([e for e in errors if not isinstance(e, BrokenInput)]):
         k = (e.file, e.line, e.column, e.message)
         if k not in seen:
             seen.add(k)
@@ -272,10 +285,9 @@ class _Context(StationChecks):
                     hint="parameters: " + (", ".join(decls) or "none"),
                 ))
                 continue
-            try:  # the same YAML rules as in plans: only true/false are booleans
-                parsed = yaml.load(text, Loader=_yaml_loader()) if text else ""
-            except yaml.YAMLError:
-                parsed = text
+            parsed = self._override_value(name, text)
+            if parsed is _REFUSED:
+                continue
             if isinstance(parsed, str) and "${" in parsed:
                 new: Any = Template(parsed)
             elif isinstance(parsed, str) and looks_like_quantity(parsed):
@@ -304,12 +316,34 @@ class _Context(StationChecks):
                 choices = [self.convert(c, ("parameters", name, "choices", i)) for i, c in enumerate(decl.choices)]
                 if values.get(name) not in choices:
                     where = default_path.get(name)
-                    msg = f"parameter {name}: {values.get(name)!r} is not one of {', '.join(str(c) for c in choices)}"
+                    got = values.get(name)
+                    msg = f"parameter {name}: {got!r} is not one of {', '.join(str(c) for c in choices)}"
+                    close = suggest(str(got), [str(c) for c in choices])
+                    if close:
+                        msg += f"; did you mean {close!r}?"
                     if where is None:
-                        self.errors.append(UsageError(msg))
+                        self.errors.append(UsageError(f"--set {name}={overrides.get(name)}: {msg}",
+                                                      file=self.display))
                     else:
                         self.err(where, msg)
         return self._resolve_templates(values, default_path)
+
+    def _override_value(self, name: str, text: str) -> Any:
+        """A ``--set`` value read by the plan's own YAML rules and limits (only true/false
+        are booleans; no tags, aliases loops or 5000-digit numbers); text if it is no YAML."""
+        if not text:
+            return ""
+        shown = text if len(text) <= 40 else text[:39] + "…"
+        try:
+            parsed, _, bad = load_yaml("--set", text=text, display=f"--set {name}", error_cls=UsageError)
+        except LabctlError as err:
+            if err.message.startswith("bad YAML"):
+                return text  # e.g. "a: b: c": taken as the text it is
+            bad = [err]
+        if bad:
+            self.errors.append(UsageError(f"--set {name}={shown}: {bad[0].message}", hint=bad[0].hint))
+            return _REFUSED
+        return parsed
 
     def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
         done: dict[str, Any] = {}
@@ -331,7 +365,7 @@ class _Context(StationChecks):
             visiting.append(name)
             try:
                 for body, offset in value.parts():
-                    for ref, ref_off in names(parse(body)):
+                    for ref, ref_off in names(parse(body, offset)):
                         if ref in values:
                             resolve(ref)
                             if done.get(ref) is None and isinstance(values[ref], Template):
@@ -407,6 +441,28 @@ class _Context(StationChecks):
             order = [a for a in given if a in axes] + [a for a in axes if a not in given]
             order = list(dict.fromkeys(order))
         return axes, order
+
+    def expansion_fits(self, plan: Plan, axes: dict[str, list[Any]], order: list[str]) -> bool:
+        """Count the expanded steps arithmetically (before expanding anything) against the
+        limit: setup + teardown + steps run once + per-corner steps × corners."""
+        limits = InputLimits.from_env()
+        sizes = [len(axes[a]) for a in order]
+        n_corners = math.prod(sizes) if sizes else 0
+        per_corner = sum(1 for s in plan.steps if s.per_corner) if n_corners else 0
+        once = len(plan.setup) + len(plan.teardown) + len(plan.steps) - per_corner
+        expanded = once + per_corner * n_corners
+        if expanded <= limits.max_expanded_steps and n_corners <= limits.max_expanded_steps:
+            return True
+        hint = raise_hint(ENV_MAX_EXPANDED_STEPS, limits.max_expanded_steps)
+        if n_corners > 1 and (per_corner * n_corners > once or n_corners > limits.max_expanded_steps):
+            product = " × ".join(str(n) for n in sizes)
+            self.err(("corners",), f"corners: {product} = {n_corners:,} corners; with {per_corner} "
+                     f"per-corner step(s) that is {expanded:,} steps to run, more than the limit of "
+                     f"{limits.max_expanded_steps:,}", hint + "; or sweep fewer values", key=True)
+        else:
+            self.err(("steps",), f"{expanded:,} steps to run, more than the limit of "
+                     f"{limits.max_expanded_steps:,}", hint, key=True)
+        return False
 
     # -- steps ------------------------------------------------------------------------------
     def duplicate_ids(self, data: dict[str, Any]) -> None:
@@ -503,8 +559,15 @@ class _Context(StationChecks):
             self.err((*sp, "check"),
                      f"step {step.id!r} ({step.check}) uses role{'s' if len(missing) > 1 else ''} "
                      f"{', '.join(missing)}, not listed in requires:",
-                     f"add {', '.join(missing)} to requires: at the top of the plan")
+                     _requires_hint(missing, self.pos((*sp, "check")), loaded.path))
 
+
+
+def _requires_hint(missing: list[str], pos: Pos | None, plan_path: str) -> str:
+    roles = ", ".join(missing)
+    if pos is not None and pos.file != plan_path:  # the step comes from a step library
+        return f"add {roles} to requires: at the top of {pos.file} (the step library), or of the plan"
+    return f"add {roles} to requires: at the top of the plan"
 
 
 def _fixed_measures(model: Any) -> bool:

@@ -10,6 +10,7 @@ into located labctl errors with "did you mean" hints.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from labctl.errors import LabctlError, PlanError
+from labctl.plan.bounds import InputLimits
 
 Path_ = tuple[Any, ...]
 
@@ -66,6 +68,18 @@ class SourceMap:
             return self.keys[found], found
         return self.values.get(found) or self.keys.get(found), found
 
+    def children(self, prefix: Path_) -> dict[Any, SourceMap]:
+        """The positions under ``prefix``, split by the next path element, in one pass (grafting
+        the items of a long step list one by one stays linear)."""
+        n = len(prefix)
+        out: dict[Any, SourceMap] = {}
+        for attr in ("values", "keys"):
+            for p, pos in getattr(self, attr).items():
+                if len(p) > n and p[:n] == prefix:
+                    sub = out.setdefault(p[n], SourceMap(files=self.files))
+                    getattr(sub, attr)[p] = pos
+        return out
+
     def graft(self, other: SourceMap, at: Path_, src: Path_ = ()) -> None:
         """Copy ``other``'s positions under ``src`` to live under ``at`` here."""
         n = len(src)
@@ -78,19 +92,23 @@ class SourceMap:
                 self.files.append(f)
 
 
-_LOADER: Any = None
+_LOADERS: dict[str, Any] = {}
 
 
-def _loader() -> Any:
+def _loader(fast: bool = False) -> Any:
     """A SafeLoader with YAML 1.2 booleans: only true/false are booleans, so ``on``, ``off``,
-    ``yes`` and ``no`` stay text (``value: off`` means the word, as the engineer wrote it)."""
-    global _LOADER
-    if _LOADER is None:
-        import re
+    ``yes`` and ``no`` stay text (``value: off`` means the word, as the engineer wrote it).
 
-        import yaml
+    ``fast=True``: the same rules on libyaml's parser (when PyYAML has it), used to scan and
+    compose files that parse cleanly; PyYAML's own parser words the syntax errors.
+    """
+    import yaml
 
-        class PlanLoader(yaml.SafeLoader):
+    key = "fast" if fast and getattr(yaml, "__with_libyaml__", False) else "python"
+    if key not in _LOADERS:
+        base = yaml.CSafeLoader if key == "fast" else yaml.SafeLoader
+
+        class PlanLoader(base):  # type: ignore[valid-type, misc]
             pass
 
         PlanLoader.yaml_implicit_resolvers = {
@@ -102,16 +120,28 @@ def _loader() -> Any:
             re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
             list("tTfF"),
         )
-        _LOADER = PlanLoader
-    return _LOADER
+        _LOADERS[key] = PlanLoader
+    return _LOADERS[key]
+
+
+_YAML = "tag:yaml.org,2002:"
+#: the only tags a plan or fixture may hold (implicit or written out), per kind of node
+_SCALAR_TAGS = {_YAML + t for t in ("null", "bool", "int", "float", "str", "timestamp")}
+_SEQ_TAGS = {_YAML + "seq"}
+_MAP_TAGS = {_YAML + "map"}
+
+
+def _tag_text(tag: str) -> str:
+    return "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
 
 
 class _Builder:
-    def __init__(self, file: str, error_cls: type[LabctlError]) -> None:
+    def __init__(self, file: str, error_cls: type[LabctlError], max_digits: int) -> None:
         import yaml
 
         self.file = file
         self.error_cls = error_cls
+        self.max_digits = max_digits
         self.smap = SourceMap(files=[file])
         self.errors: list[LabctlError] = []
         self.constructor = yaml.constructor.SafeConstructor()
@@ -121,18 +151,45 @@ class _Builder:
         style = getattr(node, "style", None)
         return Pos(self.file, node.start_mark.line + 1, node.start_mark.column + 1, style in ("'", '"'))
 
+    def scalar(self, node: Any) -> tuple[bool, Any]:
+        """``(ok, value)`` of a scalar node: known tags only, numbers of sensible size."""
+        if node.tag not in _SCALAR_TAGS:
+            self._error(f"YAML tag {_tag_text(node.tag)} is not allowed", node,
+                        hint="plans and fixtures hold plain data: text, numbers, true/false, dates; remove the tag")
+            return False, None
+        if node.tag in (_YAML + "int", _YAML + "float"):
+            digits = sum(c.isdigit() for c in node.value)
+            if digits > self.max_digits:
+                self._error(f"number too long: {digits:,} digits, more than the limit of {self.max_digits}",
+                            node, hint="a measurement needs a few significant digits; use an exponent, e.g. 1.5e9")
+                return False, None
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except (self.yaml.YAMLError, ValueError, OverflowError) as err:
+            self._error(f"bad value: {getattr(err, 'problem', None) or err}", node)
+            return False, None
+        if isinstance(value, float) and not math.isfinite(value):
+            self._error(f"{node.value!r} is not a finite number", node,
+                        hint="infinity and NaN are not values a plan can measure or set")
+            return False, None
+        return True, value
+
     def build(self, node: Any, path: Path_) -> Any:
         yaml = self.yaml
         self.smap.values[path] = self.pos(node)
         if isinstance(node, yaml.ScalarNode):
-            try:
-                return self.constructor.construct_object(node, deep=True)
-            except yaml.YAMLError as err:
-                self._error(f"bad value: {getattr(err, 'problem', err)}", node)
-                return None
+            return self.scalar(node)[1]
         if isinstance(node, yaml.SequenceNode):
+            if node.tag not in _SEQ_TAGS:
+                self._error(f"YAML tag {_tag_text(node.tag)} is not allowed on a list", node,
+                            hint="plans and fixtures hold plain data; remove the tag")
+                return None
             return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
         if isinstance(node, yaml.MappingNode):
+            if node.tag not in _MAP_TAGS:
+                self._error(f"YAML tag {_tag_text(node.tag)} is not allowed on a mapping", node,
+                            hint="plans and fixtures hold plain data; remove the tag")
+                return None
             try:
                 self.constructor.flatten_mapping(node)  # YAML merge keys (<<: *anchor)
             except yaml.YAMLError as err:
@@ -142,13 +199,15 @@ class _Builder:
                 if not isinstance(key_node, yaml.ScalarNode):
                     self._error("a key must be a plain word, not a list or mapping", key_node)
                     continue
-                key = self.constructor.construct_object(key_node)
+                ok, key = self.scalar(key_node)
+                if not ok:
+                    continue
                 if not isinstance(key, str | int | float | bool) or key is None:
                     key = str(key)
                 if key in out:
                     first = self.smap.keys[(*path, key)]
                     self._error(
-                        f"duplicate key {key!r} (first defined at line {first.line})",
+                        f"duplicate key {_short(key)} (first defined at line {first.line})",
                         key_node,
                         hint="YAML keeps only the last one; remove or rename one of them",
                     )
@@ -160,7 +219,27 @@ class _Builder:
 
     def _error(self, message: str, node: Any, hint: str | None = None) -> None:
         p = self.pos(node)
-        self.errors.append(self.error_cls(message, file=p.file, line=p.line, column=p.column, hint=hint))
+        err = self.error_cls(message, file=p.file, line=p.line, column=p.column, hint=hint)
+        err.refused_value = True  # type: ignore[attr-defined]  # see drop_followups
+        self.errors.append(err)
+
+
+def drop_followups(errors: list[LabctlError]) -> list[LabctlError]:
+    """Without the errors that only follow from a value the YAML reader refused (a refused tag
+    or number reads as nothing, so "expected text, got None" at the same place is noise)."""
+    refused = {(e.file, e.line, e.column) for e in errors if getattr(e, "refused_value", False)}
+    return [e for e in errors if getattr(e, "refused_value", False) or (e.file, e.line, e.column) not in refused]
+
+
+def _short(value: Any, width: int = 60) -> str:
+    """``repr(value)``, cut to ``width`` characters (an error line stays one readable line)."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+#: up to this size a YAML syntax error is worded by PyYAML's parser (as labctl always has);
+#: in a larger file libyaml's message is given as it is, to answer in well under a second
+_WORDED_ERRORS_UP_TO = 64 << 10
 
 
 def load_yaml(
@@ -169,28 +248,42 @@ def load_yaml(
     error_cls: type[LabctlError] = PlanError,
     text: str | None = None,
     display: str | None = None,
+    limits: InputLimits | None = None,
 ) -> tuple[Any, SourceMap, list[LabctlError]]:
-    """Read one YAML document with positions.
+    """Read one YAML document with positions, within :mod:`labctl.plan.bounds`.
 
     Returns ``(data, source_map, errors)``; ``errors`` holds non-fatal problems (duplicate
-    keys). Unreadable files and YAML syntax errors raise ``error_cls`` located at the problem.
+    keys, refused tags and numbers). Unreadable, too large and binary files, YAML syntax
+    errors and crossed limits raise ``error_cls`` located at the problem.
     """
     import yaml
 
+    from labctl.plan import yamlguard
+
+    limits = limits or InputLimits.from_env()
     name = display or str(path)
     if text is None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise error_cls(f"no such file: {name}", file=name, hint="check the path") from None
-        except IsADirectoryError:
-            raise error_cls(f"{name} is a directory, not a YAML file", file=name) from None
-        except OSError as err:
-            raise error_cls(f"cannot read {name}: {err.strerror}", file=name) from None
-        except UnicodeDecodeError as err:
-            raise error_cls(f"not UTF-8 text ({err.reason})", file=name) from None
+        text = yamlguard.read_bounded(path, name, limits, error_cls)
+    else:
+        yamlguard.check_text_size(text, name, limits, error_cls)
+    fast = _loader(fast=True)
+    syntax: Exception | None = None
     try:
-        node = yaml.compose(text, Loader=_loader())
+        yamlguard.scan_events(text, name, limits, error_cls, fast)
+    except yamlguard.YamlSyntaxStop as stop:
+        syntax = stop.error
+    if syntax is not None and fast is not _loader() and len(text) <= _WORDED_ERRORS_UP_TO:
+        try:  # scan again with the parser that words the error better, up to that error
+            yamlguard.scan_events(text, name, limits, error_cls, _loader())
+            syntax = None  # PyYAML takes what libyaml did not: compose with PyYAML
+        except yamlguard.YamlSyntaxStop:
+            pass
+        fast = _loader()
+    loader = fast(text)
+    try:
+        if syntax is not None and fast is not _loader():
+            raise syntax  # a large file: libyaml's own words, without a slow second parse
+        node = loader.get_single_node()
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         problem = err.problem or err.context or "invalid YAML"
@@ -202,9 +295,13 @@ def load_yaml(
             column=mark.column + 1 if mark else None,
             hint=hint,
         ) from None
+    except yaml.reader.ReaderError as err:
+        raise yamlguard.reader_error(err, text, name, error_cls) from None
     except yaml.YAMLError as err:
-        raise error_cls(f"bad YAML: {err}", file=name) from None
-    builder = _Builder(name, error_cls)
+        raise error_cls(f"bad YAML: {err}", file=name, line=1, column=1) from None
+    finally:
+        loader.dispose()
+    builder = _Builder(name, error_cls, limits.max_digits)
     if node is None:
         return None, builder.smap, []
     data = builder.build(node, ())

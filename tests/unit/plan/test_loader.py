@@ -132,7 +132,8 @@ def test_set_overrides_parameters(plan_path):
         ("vinn=5V", "--set vinn=5V: the plan has no parameter 'vinn'; did you mean 'vin'?"),
         ("vin=5 A", "--set vin=5 A: 5 A does not fit vin (default 5 V, a voltage)"),
         ("vin=5", "--set vin=5: 5 does not fit vin (default 5 V, a voltage)"),
-        ("mode=slow", "parameter mode: 'slow' is not one of fast, full"),
+        ("mode=slow", "--set mode=slow: parameter mode: 'slow' is not one of fast, full"),
+        ("mode=fulll", "--set mode=fulll: parameter mode: 'fulll' is not one of fast, full; did you mean 'full'?"),
     ],
 )
 def test_bad_overrides_are_reported(plan_path, pair, message):

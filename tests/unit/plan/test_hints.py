@@ -1,0 +1,63 @@
+"""Hints a new user reads: in the measurement's own unit, a quote for a bare word, the right
+requires: for a library's step, "did you mean" for --set values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from labctl.plan.loader import check_plan, parse_overrides
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _one(errors, text):
+    hits = [e for e in errors if text in e.message]
+    assert len(hits) == 1, [e.format() for e in errors]
+    return hits[0]
+
+
+def test_a_unitless_limit_hint_uses_the_measurements_unit(tmp_path):
+    src = (ROOT / "testplans" / "power-rails.yaml").read_text(encoding="utf-8")
+    assert "VDD_CORE: {max: 20 mV, marginal: 10 %}" in src
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "power-up.yaml").write_text(
+        (ROOT / "testplans" / "lib" / "power-up.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    plan = tmp_path / "ripple.yaml"
+    plan.write_text(src.replace("VDD_CORE: {max: 20 mV, marginal: 10 %}", "VDD_CORE: {max: 20}"), encoding="utf-8")
+    _, errors = check_plan(plan)
+    err = _one(errors, "max: 20 has no unit")
+    assert err.hint == "add the unit, e.g. '20 mV'"  # not '20 V': 1000 times too loose
+
+
+def test_a_bare_word_compared_in_when_is_told_to_be_quoted(tmp_path):
+    plan = tmp_path / "p.yaml"
+    plan.write_text("name: p\nparameters:\n  mode: {default: quick, choices: [quick, full]}\nsteps:\n"
+                    "  - id: w\n    check: wait\n    args: {duration: 1 s}\n    when: mode == full\n",
+                    encoding="utf-8")
+    _, errors = check_plan(plan)
+    err = _one(errors, "undefined parameter 'full'")
+    assert (err.line, err.column) == (8, 19)
+    assert "quote it: 'full'" in err.hint
+
+
+def test_a_library_steps_missing_role_points_at_the_library(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "soak.yaml").write_text(
+        "steps:\n  - id: soak\n    check: thermal.soak\n    args: {setpoint: 25 degC, hold: 1 min}\n",
+        encoding="utf-8")
+    plan = tmp_path / "p.yaml"
+    plan.write_text("name: p\nrequires: [psu]\nsteps:\n  - include: lib/soak.yaml\n", encoding="utf-8")
+    _, errors = check_plan(plan)
+    err = _one(errors, "not listed in requires:")
+    assert err.file.endswith("lib/soak.yaml")
+    assert "top of the plan" not in err.hint
+    assert "lib/soak.yaml (the step library), or of the plan" in err.hint
+
+
+def test_a_set_value_outside_the_choices_gets_did_you_mean(tmp_path):
+    plan = tmp_path / "p.yaml"
+    plan.write_text("name: p\nparameters:\n  mode: {default: quick, choices: [quick, full]}\nsteps:\n"
+                    "  - {id: w, check: wait, args: {duration: 1 s}}\n", encoding="utf-8")
+    _, errors = check_plan(plan, parse_overrides(["mode=ful"]))
+    assert [e.message for e in errors] == [
+        "--set mode=ful: parameter mode: 'ful' is not one of quick, full; did you mean 'full'?"]
