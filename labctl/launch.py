@@ -56,12 +56,20 @@ def load_answers(path: str | None) -> Callable[[str, str, tuple[str, ...]], tupl
         return None
     import yaml
 
+    from labctl.plan.bounds import InputLimits
+    from labctl.plan.yamlguard import YamlSyntaxStop, read_bounded, scan_events
+
+    limits = InputLimits.from_env()  # a file from a colleague or a rig: hostile until checked
+    text = read_bounded(path, path, limits, UsageError)
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except OSError as err:
-        raise UsageError(f"--answers {path}: {err.strerror}", hint="give a YAML file: STEP_ID: answer") from None
+        scan_events(text, path, limits, UsageError, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except YamlSyntaxStop:
+        pass  # reported below, in PyYAML's words
+    try:
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as err:
-        raise UsageError(f"--answers {path}: not valid YAML ({err})") from None
+        raise UsageError(f"--answers {path}: not valid YAML ({str(err).splitlines()[0]})",
+                         hint="give a YAML file: STEP_ID: answer") from None
     if not isinstance(data, dict):
         raise UsageError(f"--answers {path}: expected a mapping of prompt id -> answer")
     answers = {str(k): str(v) for k, v in data.items()}
