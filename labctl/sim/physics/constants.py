@@ -86,6 +86,8 @@ MARGINAL_TEMPCO = 0.0150
 MARGINAL_TEMP_SCALE = 35.0  # degC: the marginal lane's degradation saturates (eye nearly closed)
 EYE_MV_PER_Q = 12.5
 EYE_UI_PER_Q = 0.065
+Q_EYE = 3.09  # Q at BER 1e-3: the contour at which the BERT reports eye height and width
+SYNC_LOSS_BER = 1e-2  # an ED sampling where the BER is above this loses pattern sync
 RETRAIN_S = 0.05
 DEFAULT_PRBS = 31
 
