@@ -108,10 +108,8 @@ class Bench:
         # UVLO judged on the voltage at the board (after the lead's drop), with hysteresis
         if not board.powered and board.latched is None and node.v >= K.VIN_UVLO:
             board.power_on(node.crossed_at(K.VIN_UVLO, now))
-        elif board.powered and node.v < K.VIN_UVLO_FALL:
+        elif board.powered and node.v < K.VIN_UVLO_FALL:  # (this also clears a brown-out/THERMTRIP latch)
             board.power_off(node.crossed_at(K.VIN_UVLO_FALL, now))
-        elif board.latched and node.v < K.VIN_UVLO_FALL:
-            board.power_off(node.crossed_at(K.VIN_UVLO_FALL, now))  # a latch clears when VIN is cycled
         p = board.solve_rails(now)
         self.load.v_in = board.rails["VDD_AUX"].voltage
         self.load.i_in = min(board.aux_load, board.rails["VDD_AUX"].current) if self.load.on else 0.0
