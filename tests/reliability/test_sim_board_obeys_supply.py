@@ -121,10 +121,11 @@ def test_a_power_down_check_passes_on_a_golden_board(labctl, tmp_path):
 
 
 def test_an_inrush_limit_passes_golden_and_fails_a_board_without_soft_start(labctl, tmp_path):
-    # simulated time runs at a tenth of the wall: the 25 ms soft-start ramp lasts 250 ms of wall time,
-    # so the supply's readings (one per round trip) see the inrush as a real bench's would
-    fixture = isolated_fixture(tmp_path, time_scale=0.1, duts={INRUSH_DUT: {"faults": ["no_soft_start"]}})
-    plan = _plan(tmp_path, "inrush", [POWER_ON])
+    # simulated time runs 30x slower than the wall: the 7 ms inrush of a board without soft start
+    # lasts ≈ 0.2 s of wall time, so the supply's readings (one per round trip) see it as a real
+    # bench's fast current probe would, even on a busy machine
+    fixture = isolated_fixture(tmp_path, time_scale=1 / 30, duts={INRUSH_DUT: {"faults": ["no_soft_start"]}})
+    plan = _plan(tmp_path, "inrush", [{**POWER_ON, "args": {**POWER_ON["args"], "settle": "40 ms"}}])
     with served_lab(fixture):
         res, ended = _run(labctl, tmp_path, plan, fixture, "SIM-GOLD-0001")
         assert res.returncode == 0, res.stdout + res.stderr
@@ -132,7 +133,7 @@ def test_an_inrush_limit_passes_golden_and_fails_a_board_without_soft_start(labc
         state = subprocess.run([sys.executable, "-m", "labctl", "sim", "dut", "--fixture", str(fixture), INRUSH_DUT],
                                capture_output=True, text=True, timeout=60)
         assert "no_soft_start" in state.stdout, state.stdout + state.stderr
-        time.sleep(0.3)  # the safe state switched the output off: let VIN at the board fall
+        time.sleep(0.5)  # the safe state switched the output off: let VIN at the board fall (15 ms simulated)
         res, ended = _run(labctl, tmp_path, plan, fixture, INRUSH_DUT)
     assert res.returncode == 1, res.stdout + res.stderr
     outcome, message = ended["power_on"]
