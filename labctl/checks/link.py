@@ -343,14 +343,22 @@ def bathtub_opening(points: list[tuple[float, float]], target_ber: float) -> flo
 
 
 def _sampler(ctx: Any, axis: str) -> Any:
+    """``move(lane, position)`` with the position in UI (phase) or mV (threshold); a profile
+    property in another unit (the MP1900A's clock delay in mUI, its threshold in V) gets the
+    position converted to its own unit."""
+    from labctl.units import convert
+
     bert = ctx.role("bert")
     method = f"set_{_SAMPLERS[axis][0]}"
     if callable(getattr(bert, method, None)):
         return lambda lane, value: getattr(bert, method)(lane, value)
     driver = raw_driver(ctx, "bert")
+    own = "UI" if axis == "phase" else "mV"
     for prop in _SAMPLERS[axis]:
-        if prop in driver.profile.properties and driver.profile.properties[prop].set is not None:
-            return lambda lane, value: raw_driver(ctx, "bert").set(prop, value, lane)
+        spec = driver.profile.properties.get(prop)
+        if spec is not None and spec.set is not None:
+            unit = spec.unit or own
+            return lambda lane, value: raw_driver(ctx, "bert").set(prop, convert(value, own, unit), lane)
     raise InstrumentError(f"the bert ({driver.profile.name}) cannot move its sampling "
                           f"{'phase' if axis == 'phase' else 'threshold'}",
                           instrument="bert",

@@ -179,7 +179,8 @@ def thermal_under_load(ctx: Any, args: Any) -> None:
     die = float(sensors[key])
     ctx.measure("input_power", power, "W")
     if power > 0:
-        ctx.measure("theta", (die - reference) / power, "K/W", labels={"sensor": key})
+        # θ is a property of the path die -> reference, not a reading of the die sensor: label it as such
+        ctx.measure("theta", (die - reference) / power, "K/W", labels={"die": key, "reference": args.reference})
     else:
         problems.append("input power is 0 W: θ cannot be computed")
     ctx.measure("settle_time", settle_time, "s")

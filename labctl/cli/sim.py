@@ -44,8 +44,9 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
     try:
         lab.start()
         scale = lab.clock.scale
-        dut_params = lab.bench.dut
-        what = dut_params.variant + (f"; faults: {', '.join(dut_params.faults)}" if dut_params.faults else "")
+        from labctl.sim.faults import describe_dut
+
+        what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
         click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
         for role, address in lab.addresses.items():
             binding = fixture.roles[role]
@@ -73,17 +74,23 @@ def _control(fixture_path: str, request: dict) -> dict:
 def _show(state: dict, as_json: bool) -> None:
     import json
 
+    from labctl.sim.faults import describe_dut
+
     if as_json:
         click.echo(json.dumps(state, indent=2))
         return
     t = state["temperatures"]
     rails = "  ".join(f"{n} {r['V']:.4f} V {r['A']:.2f} A" for n, r in state["rails"].items())
-    click.echo(f"DUT {state['dut']} ({state['variant']}): {'powered' if state['powered'] else 'off'}"
-               f"{' (' + state['latched'] + ')' if state['latched'] else ''}, load {state['workload_percent']:g} %"
+    power = "powered" if state["powered"] else "off"
+    if state["latched"]:
+        power = f"shut down ({state['latched']}) until VIN is cycled"
+    click.echo(f"DUT {state['dut']} ({describe_dut(state['variant'], state['dut_faults'])}): {power}, "
+               f"VIN {state.get('vin', 0.0):.3f} V at the board, load {state['workload_percent']:g} %"
                f"{', THROTTLED' if state['throttled'] else ''}")
     click.echo(f"  die {t['die']:.1f} degC  hbm {t['hbm']:.1f}  vrm {t['vrm']:.1f}  lid {t['lid']:.1f}  "
                f"air {t['air']:.1f} (setpoint {state['chamber']['setpoint']:g})")
     click.echo(f"  {rails}")
+    click.echo(f"  board faults: {', '.join(state['dut_faults']) or 'none'}")
     faults = ", ".join(f"{role}: {'/'.join(kinds)}" for role, kinds in state["faults"].items()) or "none"
     click.echo(f"  instrument faults: {faults}")
 

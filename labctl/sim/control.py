@@ -51,6 +51,8 @@ def lab_state(lab: Any) -> dict[str, Any]:
             "dut_faults": list(b.params.faults),
             "powered": b.powered and not b.latched,
             "latched": b.latched,
+            "vin": round(b.input.v, 4),
+            "power_good": {n: r.up for n, r in b.rails.items()},
             "workload_percent": round(b.workload * 100, 1),
             "throttled": b.throttled,
             "temperatures": {"die": round(b.die, 2), "hbm": round(b.hbm, 2), "vrm": round(b.vrm, 2),

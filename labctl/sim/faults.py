@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-DUT_FAULTS = ("marginal_lane", "hot_spot", "dead_rail", "slow_sequencing", "noisy_rail", "overtemp")
+DUT_FAULTS = ("marginal_lane", "hot_spot", "dead_rail", "slow_sequencing", "noisy_rail", "overtemp", "no_soft_start")
 INSTRUMENT_FAULTS = ("instrument_timeout", "disconnect", "garbage_reply", "scpi_error", "slow_reply")
 ALL_FAULTS = DUT_FAULTS + INSTRUMENT_FAULTS
 
@@ -35,6 +35,14 @@ DEFAULT_ROLE = {
 }
 
 GARBAGE = "\x15#?!@garbage\x7f"
+
+
+def describe_dut(variant: str, faults: list[str]) -> str:
+    """``golden``, ``marginal_lane``, ``fast_corner + dead_rail``: what is wrong with a board."""
+    if not faults:
+        return variant
+    base = [] if variant == "golden" or VARIANTS.get(variant) else [variant]  # fault-named variants: the faults say it
+    return " + ".join([*base, *faults])
 
 
 def normalize(spec: Any) -> dict[str, Any]:

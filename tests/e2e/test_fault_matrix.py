@@ -16,7 +16,7 @@ DUT_FAULTS = [
     ({"fault": "dead_rail", "rail": "VDD_HBM"},        1, "sequencing",  "VDD_HBM: power-good never came up"),
     ("slow_sequencing",                               1, "sequencing",  "VDD_AUX->VDD_CORE"),
     ("noisy_rail",                                    1, "ripple",      "VDD_CORE"),
-    ("overtemp",                                      1, "under_load",  "die_temp"),
+    ("overtemp",                                      1, "under_load",  "reference TC_INLET: theta"),
 ]
 BENCH_FAULTS = [
     ({"fault": "instrument_timeout", "role": "dmm", "after": 3},            2, "ripple", "instrument dmm"),

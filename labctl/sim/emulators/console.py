@@ -97,13 +97,19 @@ class AccelConsole(LineInstrument):
             out.append(f"{name}_V {v:.4f} V")
             out.append(f"{name}_I {max(0.0, i):.3f} A")
         out.append(f"throttle {int(board.throttled)} bool")
+        out.append(f"VIN_V {board.input.v + (b.noise(0.002) if board.input.v > 0 else 0.0):.3f} V")
+        out.append(f"powered {int(board.powered and not board.latched)} bool")
         return out
 
     def cmd_power_good(self, args: list[str]) -> list[str]:
+        """ms after VIN came up per rail; ``off`` while the board is off (VIN below UVLO, or shut
+        down by a trip until VIN is cycled); ``never`` for a rail that did not come up."""
         board = self.bench.board
+        if not board.powered or board.latched:
+            return [f"{rail.name} off" for rail in K.RAILS]
         out = []
         for rail in K.RAILS:
-            t = board.pg_ms.get(rail.name) if board.powered and not board.latched else None
+            t = board.pg_ms.get(rail.name)
             out.append(f"{rail.name} {t:.2f} ms" if t is not None else f"{rail.name} never")
         return out
 

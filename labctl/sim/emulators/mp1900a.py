@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument
 from labctl.sim.physics import constants as K
-from labctl.sim.physics.link import ber_from_q, eye_height_mv, eye_width_ui, poisson
+from labctl.sim.physics.link import ber_from_q, eye_height_mv, eye_width_ui, poisson, sampled_q
 from labctl.sim.scpi import Call, ScpiError, scpi
 from labctl.sim.scpi.values import nr3, parse_choice, parse_string
 
@@ -36,7 +36,8 @@ class EdLane:
     errors: int = 0
     psloss_s: float = 0.0
     closs_s: float = 0.0
-    threshold: float = 0.0
+    threshold: float = 0.0  # V; the simulated eye is centred on 0 V
+    clock_delay_mui: float = 0.0  # sampling phase from the eye centre, mUI
     clock_sel: str = "REC"
 
     def clear(self) -> None:
@@ -76,10 +77,11 @@ class MP1900A(BenchInstrument):
                       and abs(ed.bitrate - K.LINE_RATE) <= 1e-6 * K.LINE_RATE)
             if not powered:
                 ed.closs_s += dur
-            if synced:
+            ber = ber_from_q(sampled_q(qs[i], ed.clock_delay_mui / 1000.0, ed.threshold * 1000.0))
+            if synced and ber < K.SYNC_LOSS_BER:
                 bits = ed.bitrate * dur
                 ed.bits += bits
-                ed.errors += poisson(self.bench.rng, bits * ber_from_q(qs[i]))
+                ed.errors += poisson(self.bench.rng, bits * ber)
             else:
                 ed.psloss_s += dur
 
@@ -237,7 +239,10 @@ class MP1900A(BenchInstrument):
     # -- input settings (accepted and remembered) ----------------------------------------------
     @scpi(":INPut:DATA:THReshold")
     def thr(self, call: Call) -> None:
-        self.ed.threshold = call.number(len(call.args) - 1, minimum=-3.5, maximum=3.3)
+        value = call.number(len(call.args) - 1, minimum=-3.5, maximum=3.3)
+        with self.bench.lock:
+            self.sync()
+            self.ed.threshold = value
 
     @scpi(":INPut:DATA:THReshold?")
     def thr_q(self, call: Call) -> str:
@@ -253,7 +258,17 @@ class MP1900A(BenchInstrument):
 
     @scpi(":INPut:CLOCk:DELay")
     def clkdelay(self, call: Call) -> None:
-        call.number(0, minimum=-1000, maximum=1000)
+        """``:INP:CLOC:DEL <mUI>[,UI]``: the ED's sampling phase, −1000..1000 mUI."""
+        if len(call.args) > 1 and call.arg(1).upper() != "UI":
+            raise ScpiError(-224, "clock delay unit must be UI (the value in mUI)")
+        value = call.number(0, minimum=-1000, maximum=1000)
+        with self.bench.lock:
+            self.sync()
+            self.ed.clock_delay_mui = value
+
+    @scpi(":INPut:CLOCk:DELay?")
+    def clkdelay_q(self, call: Call) -> str:
+        return f"{self.ed.clock_delay_mui:.0f}"
 
 
 def _ber(ed: EdLane) -> str:

@@ -39,7 +39,6 @@ class Bench:
         self.t = self.clock.monotonic()
         self.lane_listeners: list[LaneListener] = []
         self.psu_loads: dict[int, float] = {}  # ohms on PSU channels 2/3 (default: open)
-        self._vin_was_up = False
 
     # -- DUT handling -------------------------------------------------------------------
     @property
@@ -51,7 +50,6 @@ class Bench:
         with self.lock:
             self.update()
             self.board = Board(dut, ambient=self.chamber.air)
-            self._vin_was_up = False
             self.rng = random.Random(stable_seed(self.seed, "noise", dut.serial))
 
     # -- time ---------------------------------------------------------------------------
@@ -90,41 +88,32 @@ class Bench:
 
     # -- electrical network -------------------------------------------------------------
     def solve_electrical(self, now: float) -> None:
-        """PSU CH1 -> lead resistance -> board VIN; load on the AUX header; CH2/3 open."""
+        """PSU CH1 -> lead resistance -> board VIN (input capacitance, UVLO on the board's own
+        voltage); load on the AUX header; CH2/3 open or into a resistor.
+
+        The model follows CH1's output state as the supply reports it (``sourcing``: on and
+        not tripped); it writes back the terminal voltage and current, CC mode, and an OCP
+        trip when the channel's OCP is on and the board drives it into its current limit."""
         ch1 = self.psu[1]
         board = self.board
         v_src = ch1.v_set if ch1.sourcing else 0.0
-        if v_src >= K.VIN_UVLO and not self._vin_was_up:
-            board.power_on(now)
-        if v_src < K.VIN_UVLO and self._vin_was_up:
-            board.power_off()
-        self._vin_was_up = v_src >= K.VIN_UVLO
         # electronic load on VDD_AUX (rail regulates; the load sees the droop)
         aux_rail = K.RAILS[0]
-        v_open = board.aux_open_voltage(now)
-        board.aux_load = self.load.demand(v_open, aux_rail.load_line, aux_rail.limit_a)
-        p = board.solve_rails(now) if v_src > 0 else 0.0
+        board.aux_load = self.load.demand(board.aux_open_voltage(now), aux_rail.load_line, aux_rail.limit_a)
+        p = board.solve_rails(now)
+        node = board.input
+        v_ss = _board_voltage(v_src, p)
+        i_board = p / v_ss if v_ss > 0 else 0.0
+        node.advance(now, v_ss, board.params.soft_start_slew, max(0.0, ch1.i_set - i_board) if ch1.sourcing else 0.0)
+        # UVLO judged on the voltage at the board (after the lead's drop), with hysteresis
+        if not board.powered and board.latched is None and node.v >= K.VIN_UVLO:
+            board.power_on(node.crossed_at(K.VIN_UVLO, now))
+        elif board.powered and node.v < K.VIN_UVLO_FALL:  # (this also clears a brown-out/THERMTRIP latch)
+            board.power_off(node.crossed_at(K.VIN_UVLO_FALL, now))
+        p = board.solve_rails(now)
         self.load.v_in = board.rails["VDD_AUX"].voltage
         self.load.i_in = min(board.aux_load, board.rails["VDD_AUX"].current) if self.load.on else 0.0
-        ch1.cc_mode = False
-        if v_src <= 0:
-            ch1.v_out, ch1.i_out = 0.0, 0.0
-        else:
-            disc = v_src * v_src - 4 * K.LEAD_RESISTANCE * p
-            v_b = (v_src + math.sqrt(disc)) / 2 if disc > 0 else 0.0
-            i = p / v_b if v_b > 0 else ch1.i_set * 2
-            if i > ch1.i_set:
-                if ch1.ocp_enabled:
-                    ch1.ocp_tripped = True
-                    ch1.v_out = ch1.i_out = 0.0
-                    board.power_off()
-                    self._vin_was_up = False
-                    return
-                # constant-power load on a current-limited source collapses: brown-out
-                board.latched = "brownout"
-                p = board.solve_rails(now)
-                i = p / v_src
-            ch1.v_out, ch1.i_out = v_src, i
+        self._solve_ch1(now, node.v if node.active else _board_voltage(v_src, p), p)
         for n in (2, 3):
             ch = self.psu[n]
             ohms = self.psu_loads.get(n)
@@ -138,6 +127,31 @@ class Bench:
                 ch.v_out, ch.i_out = ch.i_set * ohms, ch.i_set
             else:
                 ch.v_out, ch.i_out = ch.v_set, ch.v_set / ohms
+
+    def _solve_ch1(self, now: float, v_b: float, p: float) -> None:
+        """CH1's terminal voltage and current: the board's draw plus the inrush; CC, OCP, brown-out."""
+        ch1, board, node = self.psu[1], self.board, self.board.input
+        ch1.cc_mode = False
+        if not ch1.sourcing:
+            ch1.v_out, ch1.i_out = 0.0, 0.0
+            return
+        i = (p / v_b if v_b > 0 else ch1.i_set * 2) if p > 0 else 0.0
+        charging = node.charge_a
+        if charging and i + charging >= ch1.i_set * 0.999:
+            ch1.cc_mode = True  # the input capacitance charges at the current limit
+        if ch1.ocp_enabled and (ch1.cc_mode or i > ch1.i_set):
+            ch1.ocp_tripped = True
+            ch1.cc_mode = False
+            ch1.v_out = ch1.i_out = 0.0
+            return
+        if i > ch1.i_set:
+            # constant-power load on a current-limited source collapses: brown-out
+            board.latched = "brownout"
+            p = board.solve_rails(now)
+            i = p / ch1.v_set
+        ch1.v_out, ch1.i_out = ch1.v_set, i + charging
+        if ch1.cc_mode:
+            ch1.v_out, ch1.i_out = min(ch1.v_set, node.v + ch1.i_set * K.LEAD_RESISTANCE), ch1.i_set
 
     # -- readings -----------------------------------------------------------------------
     def noise(self, sigma: float) -> float:
@@ -157,3 +171,11 @@ class Bench:
         """Temperature (degC) at a thermocouple point: LID, HBM, VRM, INLET."""
         b = self.board
         return {"LID": b.lid, "HBM": b.hbm, "VRM": b.vrm, "INLET": self.chamber.air, "DIE": b.die}[name]
+
+
+def _board_voltage(v_src: float, p: float) -> float:
+    """Settled VIN at the board drawing ``p`` watts through the lead (0 when it collapses)."""
+    if v_src <= 0:
+        return 0.0
+    disc = v_src * v_src - 4 * K.LEAD_RESISTANCE * p
+    return (v_src + math.sqrt(disc)) / 2 if disc > 0 else 0.0

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from labctl.sim.physics import constants as K
 from labctl.sim.physics.dut import DutParams
 from labctl.sim.physics.link import lane_q
+from labctl.sim.physics.vin import InputNode
 
 RAIL_BY_NAME = {r.name: r for r in K.RAILS}
 
@@ -19,6 +20,18 @@ class RailState:
     current: float = 0.0
     loss: float = 0.0
     up: bool = False
+    down_at: float | None = None  # when the rail's VRM stopped (it decays from there)
+    v_down: float = 0.0
+    i_down: float = 0.0
+
+    def decay(self, now: float, tau_s: float) -> None:
+        """A stopped rail: its output capacitance discharges into the load."""
+        if self.down_at is None:
+            self.voltage = self.current = 0.0
+        else:
+            k = math.exp(-max(0.0, now - self.down_at) / tau_s)
+            self.voltage, self.current = self.v_down * k, self.i_down * k
+        self.loss = 0.0
 
 
 @dataclass
@@ -27,6 +40,7 @@ class Board:
     ambient: float = 25.0
     powered: bool = False
     on_since: float = 0.0
+    off_at: float | None = None  # when VIN last fell below UVLO
     latched: str | None = None  # "brownout" | "thermtrip": off until VIN is cycled
     pg_ms: dict[str, float | None] = field(default_factory=dict)
     workload: float = 0.0
@@ -42,6 +56,7 @@ class Board:
     aux_load: float = 0.0  # A drawn by the electronic load from the AUX header
     rails: dict[str, RailState] = field(default_factory=lambda: {n: RailState() for n in K.RAIL_NAMES})
     p_in: float = 0.0
+    input: InputNode = field(default_factory=InputNode)
 
     def __post_init__(self) -> None:
         for attr in ("die", "hbm", "vrm", "lid"):
@@ -64,8 +79,9 @@ class Board:
             t += self.params.seq_delay_ms[rail.name]
             self.pg_ms[rail.name] = t
 
-    def power_off(self) -> None:
+    def power_off(self, at: float | None = None) -> None:
         self.powered = False
+        self.off_at = at
         self.latched = None
         self.workload = 0.0
         self.pg_ms = {}
@@ -98,10 +114,14 @@ class Board:
         total_in = K.STANDBY_POWER if self.powered else 0.0
         for rail in K.RAILS:
             st = self.rails[rail.name]
-            st.up = self.rail_up(rail.name, now)
+            was_up, st.up = st.up, self.rail_up(rail.name, now)
             if not st.up:
-                st.voltage = st.current = st.loss = 0.0
+                if was_up:  # the VRM stopped: when VIN fell (board off), else now (trip, fault)
+                    off = self.off_at if not self.powered and self.off_at is not None else now
+                    st.down_at, st.v_down, st.i_down = min(off, now), st.voltage, st.current
+                st.decay(now, rail.decay_ms / 1000.0)
                 continue
+            st.down_at = None
             v_open = rail.nominal * (1.0 + p.rail_offset[rail.name])
             i = demand[rail.name]
             if rail.name == "VDD_AUX":

@@ -9,9 +9,17 @@ from dataclasses import dataclass
 
 # Board input (PSU CH1 -> VIN)
 VIN_NOMINAL = 5.0  # V
-VIN_UVLO = 4.5  # V: below this the board is off
+VIN_UVLO = 4.5  # V at the board connector: the board turns on at or above this (rising)
+VIN_UVLO_FALL = 4.4  # V at the board connector: a running board turns off below this (hysteresis)
 LEAD_RESISTANCE = 0.02  # ohm, PSU terminals to board connector
 STANDBY_POWER = 0.15  # W drawn by the board controller whenever VIN is up
+
+# Input node: the board's bulk input capacitance behind a hot-swap controller with soft start.
+INPUT_CAPACITANCE = 6.8e-3  # F
+SOFT_START_SLEW = 200.0  # V/s: the hot-swap controller ramps VIN (0 -> 5 V in 25 ms)
+SUPPLY_SLEW = 5000.0  # V/s: the bench supply's own up-programming slew (no soft start: 1 ms to 5 V)
+INPUT_DISCHARGE_TAU = 0.002  # s: VIN at the board falls to a lower supply voltage (output off, setpoint down)
+VIN_STEP_FOLLOW = 0.1  # V: smaller changes of VIN (the lead's drop, small setpoint steps) follow at once
 
 
 @dataclass(frozen=True)
@@ -25,14 +33,15 @@ class RailSpec:
     pg_delay_ms: float  # after the previous rail's power-good
     ripple_mvpp: float  # golden ripple, mV peak-to-peak
     limit_a: float  # VRM current limit
+    decay_ms: float  # time constant of the rail falling when its VRM stops (output caps into the load)
 
 
 # Sequencing order is the order of this tuple.
 RAILS: tuple[RailSpec, ...] = (
-    RailSpec("VDD_AUX", 3.30, 0.010, 0.05, 0.02, 0.010, 1.5, 4.0, 3.0),
-    RailSpec("VDD_CORE", 0.75, 0.0002, 0.15, 0.03, 0.004, 3.0, 3.0, 25.0),
-    RailSpec("VDD_IO", 0.90, 0.002, 0.05, 0.02, 0.010, 3.0, 3.0, 4.0),
-    RailSpec("VDD_HBM", 1.20, 0.002, 0.06, 0.02, 0.008, 3.0, 3.0, 6.0),
+    RailSpec("VDD_AUX", 3.30, 0.010, 0.05, 0.02, 0.010, 1.5, 4.0, 3.0, 20.0),
+    RailSpec("VDD_CORE", 0.75, 0.0002, 0.15, 0.03, 0.004, 3.0, 3.0, 25.0, 5.0),
+    RailSpec("VDD_IO", 0.90, 0.002, 0.05, 0.02, 0.010, 3.0, 3.0, 4.0, 10.0),
+    RailSpec("VDD_HBM", 1.20, 0.002, 0.06, 0.02, 0.008, 3.0, 3.0, 6.0, 10.0),
 )
 RAIL_NAMES = tuple(r.name for r in RAILS)
 
@@ -77,6 +86,8 @@ MARGINAL_TEMPCO = 0.0150
 MARGINAL_TEMP_SCALE = 35.0  # degC: the marginal lane's degradation saturates (eye nearly closed)
 EYE_MV_PER_Q = 12.5
 EYE_UI_PER_Q = 0.065
+Q_EYE = 3.09  # Q at BER 1e-3: the contour at which the BERT reports eye height and width
+SYNC_LOSS_BER = 1e-2  # an ED sampling where the BER is above this loses pattern sync
 RETRAIN_S = 0.05
 DEFAULT_PRBS = 31
 

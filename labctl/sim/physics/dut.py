@@ -37,6 +37,7 @@ class DutParams:
     peak_tops: float = K.PEAK_TOPS
     lanes: list[LaneParams] = field(default_factory=list)
     overtemp: bool = False
+    soft_start_slew: float = K.SOFT_START_SLEW  # V/s of VIN at power-up (hot-swap soft start)
     firmware: str = "1.4.2"
     faults: list[str] = field(default_factory=list)  # names of the DUT faults applied
 
@@ -90,6 +91,11 @@ class DutParams:
             self.ripple_mvpp[rail] = float(spec.get("ripple_mvpp", 60.0))
         elif name == "overtemp":
             self.overtemp = True
+        elif name == "no_soft_start":  # the hot-swap's soft-start capacitor is missing
+            slew = float(spec.get("slew", K.SUPPLY_SLEW))
+            if not slew > 0:
+                raise ValueError(f"no_soft_start: slew must be > 0 V/s, got {slew}")
+            self.soft_start_slew = slew
         else:
             raise ValueError(f"unknown DUT fault {name!r}")
 

@@ -33,6 +33,24 @@ def eye_width_ui(q: float) -> float:
     return min(0.7, K.EYE_UI_PER_Q * q)
 
 
+def _closure(opening: float, q: float) -> float:
+    """Half-width at which Q falls to 0 when the eye contour at Q_EYE is ``opening`` wide."""
+    return opening / 2 / (1.0 - K.Q_EYE / q) if q > K.Q_EYE * 1.05 else opening / 2
+
+
+def sampled_q(q: float, phase_ui: float = 0.0, threshold_mv: float = 0.0) -> float:
+    """Q of a lane sampled ``phase_ui`` off the eye centre and ``threshold_mv`` off its middle.
+
+    Q falls linearly with the offset on each axis (the dual-Dirac picture), to 0 at a
+    half-width chosen so that the eye's opening at BER 1e-3 (Q_EYE) is the eye width/height
+    the BERT reports; the phase half-width is at most 0.5 UI."""
+    if q <= 0:
+        return 0.0
+    half_w = min(0.5, _closure(eye_width_ui(q), q))
+    half_h = _closure(eye_height_mv(q), q)
+    return q * max(0.0, 1.0 - abs(phase_ui) / half_w) * max(0.0, 1.0 - abs(threshold_mv) / half_h)
+
+
 def poisson(rng: random.Random, lam: float) -> int:
     """A Poisson-distributed count with mean ``lam`` (Knuth for small, normal for large)."""
     if lam <= 0:

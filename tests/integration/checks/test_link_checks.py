@@ -103,8 +103,23 @@ def test_margin_golden_and_marginal_lane(bench, faulty):
     assert "lane 4" not in bad.message
 
 
-def test_bathtub_on_a_bert_that_cannot_move_its_sampling_point_is_a_clear_error(bench):
+def test_bathtub_on_the_mp1900a_extrapolates_each_lane_s_opening(faulty):
+    weak = faulty("marginal_lane", lane=5, q0=7.5)
+    weak.power_on()
+    out = weak.run("link.bathtub", {"lanes": [1, 5], "points": 21, "dwell": "1 s"}, {"opening": lim("UI", lo=0.1)})
+    assert out.outcome == "FAIL", out.message
+    assert out.message.startswith("lane 5: opening"), out.message
+    openings = out.values("opening")
+    assert 0.12 < openings["1"] < 0.28  # golden: Q ≈ 9 at the centre, eye closed at ≈ ±0.45 UI
+    assert openings["5"] < 0.05
+    assert len(out.samples("bathtub_lane1")) == 21
+    bert = weak.station.driver("bert")
+    assert bert.get("sample_phase", "1") == 0.0  # the sampling point is back at the eye centre
+
+
+def test_bathtub_on_the_threshold_axis_in_millivolts(bench):
     bench.power_on()
-    out = bench.run("link.bathtub", {"lanes": [1], "points": 5})
-    assert out.outcome == "ERROR"
-    assert "cannot move its sampling phase" in out.message
+    out = bench.run("link.bathtub", {"lanes": [2], "axis": "voltage", "points": 21, "dwell": "1 s"},
+                    {"opening": lim("mV", lo=20.0)})
+    assert out.outcome == "PASS", out.message
+    assert 25.0 < out.value("opening") < 50.0

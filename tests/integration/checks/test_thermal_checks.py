@@ -65,7 +65,10 @@ def test_hot_spot_fails_theta(faulty):
     bench.power_on()
     out = bench.run("thermal.under_load", UNDER_LOAD, UNDER_LOAD_LIMITS)
     assert out.outcome == "FAIL"
-    assert out.message.startswith("die_temp: theta"), out.message
+    # θ is the die-to-inlet thermal resistance: reported as such, not under the die_temp sensor
+    assert out.message.startswith("die die_temp, reference TC_INLET: theta "), out.message
+    assert "die_temp: theta" not in out.message
+    assert [m.labels for m in out.measurements if m.name == "theta"] == [{"die": "die_temp", "reference": "TC_INLET"}]
 
 
 def test_overtemp_at_a_hot_corner_fails_naming_the_die(faulty):

@@ -112,3 +112,25 @@ def test_bert_rejects_bad_settings(mvisa):
     bert.write(':CALC:DATA:EAL? "CURRent:XX:TOTal"')
     codes = [bert.query("SYST:ERR?").split(",")[0] for _ in range(4)]
     assert codes == ["-222", "-224", "-109", "-224"]
+
+
+def test_moving_the_sampling_point_off_the_eye_centre_raises_the_ber(mvisa, clock):
+    psu, bert = mvisa("psu"), mvisa("bert")
+    power_on(psu, clock=clock)
+    assert bert.query(":MOD:ID 3;:INP:CLOC:DEL 200,UI;:INP:CLOC:DEL? UI") == "200"
+    bert.write(":SENS:MEAS:EAL:PER 0,0,0,10;:SENS:MEAS:STAR")
+    assert bert.query("*OPC?") == "1"
+    clock.advance(11)
+    off_centre = int(result(bert, EC))
+    assert 100 < off_centre and int(result(bert, CC)) == 32_000_000_000 * 10  # BER ≈ 1e-7 at 0.2 UI
+    bert.write(":INP:CLOC:DEL 480,UI;:SENS:MEAS:STAR")  # in the crossing: the ED loses pattern sync
+    assert bert.query("*OPC?") == "1"
+    clock.advance(11)
+    assert result(bert, CC) == "0" and result(bert, PSL) == "10"
+    bert.write(":INP:CLOC:DEL 0,UI;:INP:DATA:THR DATA,0.04;:SENS:MEAS:STAR")  # 40 mV off the middle
+    assert bert.query("*OPC?") == "1"
+    clock.advance(11)
+    assert float(bert.query(":INP:DATA:THR? DATA")) == pytest.approx(0.04)
+    assert int(result(bert, EC)) > 100
+    bert.write(":INP:CLOC:DEL 1500,UI")
+    assert bert.query("SYST:ERR?").startswith("-222")

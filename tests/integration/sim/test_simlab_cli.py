@@ -103,6 +103,11 @@ def test_steer_a_served_lab_state_inject_dut_clear(tmp_path):
         assert "dmm: instrument_timeout" in res.stdout
         res = labctl_sim("dut", "--fixture", str(path), "SIM-MARG-0003", "--json")
         assert json.loads(res.stdout)["dut"] == "SIM-MARG-0003"
+        res = labctl_sim("state", "--fixture", str(path))
+        head = res.stdout.splitlines()[0]
+        assert head.startswith("DUT SIM-MARG-0003 (marginal_lane): off, VIN 0.000 V"), res.stdout
+        assert "golden" not in res.stdout and "board faults: marginal_lane" in res.stdout
+        assert "instrument faults: none" in res.stdout  # a new DUT comes with its own (none here)
         res = labctl_sim("clear", "--fixture", str(path), "--json")
         assert json.loads(res.stdout)["faults"] == {}
         res = labctl_sim("inject", "--fixture", str(path), "melt")

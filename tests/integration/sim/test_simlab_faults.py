@@ -191,5 +191,6 @@ def test_a_rail_that_dies_while_running_drops_at_once(manual_lab, mvisa, mconsol
     power_on(mvisa("psu"), clock=clock)
     assert float(mconsole.table("sensors")["VDD_IO_V"]) > 0.85
     manual_lab.inject({"fault": "dead_rail", "rail": "VDD_IO"})
-    assert float(mconsole.table("sensors")["VDD_IO_V"]) == 0.0
-    assert mconsole.cmd("link status")[0].endswith("DETECT_QUIET")
+    assert mconsole.cmd("link status")[0].endswith("DETECT_QUIET")  # power-good dropped at once
+    clock.advance(0.1)  # ten decay time constants of its output capacitance
+    assert float(mconsole.table("sensors")["VDD_IO_V"]) < 0.001

@@ -113,6 +113,8 @@ def test_console_identity_and_help(mconsole):
 def test_console_unpowered_board(mconsole):
     sensors = mconsole.table("sensors")
     assert float(sensors["VDD_CORE_V"]) == 0.0
+    assert sensors["powered"] == "0" and float(sensors["VIN_V"]) == 0.0
+    assert set(mconsole.table("power-good").values()) == {"off"}
     assert mconsole.cmd("link status")[0] == "link speed 0.0 GT/s width x0 ltssm DETECT_QUIET"
     assert mconsole.raw("load stress 50") == ["ERR load: VDD_CORE is not up"]
 
@@ -122,7 +124,7 @@ def test_console_sensors_power_good_link(mvisa, mconsole, clock):
     sensors = mconsole.cmd("sensors")
     names = [ln.split()[0] for ln in sensors]
     assert names == ["die_temp", "hbm_temp", "vrm_temp", "VDD_CORE_V", "VDD_CORE_I", "VDD_IO_V", "VDD_IO_I",
-                     "VDD_HBM_V", "VDD_HBM_I", "VDD_AUX_V", "VDD_AUX_I", "throttle"]
+                     "VDD_HBM_V", "VDD_HBM_I", "VDD_AUX_V", "VDD_AUX_I", "throttle", "VIN_V", "powered"]
     units = {ln.split()[0]: ln.split()[2] for ln in sensors}
     assert units["die_temp"] == "degC" and units["VDD_IO_V"] == "V" and units["VDD_IO_I"] == "A"
     values = {ln.split()[0]: float(ln.split()[1]) for ln in sensors}
