@@ -11,7 +11,6 @@ import contextlib
 import getpass
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from labctl.errors import ExitCode, InstrumentError, LabctlError, StoreError, UsageError
