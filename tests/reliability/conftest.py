@@ -6,22 +6,9 @@ Long matrices run as a seeded sample by default; ``LABCTL_FULL=1`` runs them in 
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 import pytest
-
-HERE = Path(__file__).resolve().parent
-TESTS = HERE.parent
-for helper_dir in (TESTS / "integration" / "engine", TESTS / "integration" / "store"):
-    if str(helper_dir) not in sys.path:
-        sys.path.insert(0, str(helper_dir))
-
-from engine_support import served_lab_fixture  # noqa: E402
-
-FULL = os.environ.get("LABCTL_FULL") == "1"
-RELIABILITY_DATA = TESTS / "data" / "reliability"
+import rel_support  # noqa: F401  (puts the integration helpers on the path)
+from engine_support import served_lab_fixture
 
 
 @pytest.fixture

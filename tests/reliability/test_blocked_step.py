@@ -7,8 +7,8 @@ import time
 
 import pytest
 import yaml
-from conftest import RELIABILITY_DATA
 from engine_support import RunProcess, ServedLab
+from rel_support import RELIABILITY_DATA
 
 from labctl.sim.testing import isolated_fixture, served_lab
 from tests.conftest import run_labctl

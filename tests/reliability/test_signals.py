@@ -18,8 +18,8 @@ import termios
 import time
 
 import pytest
-from conftest import FULL, RELIABILITY_DATA
 from engine_support import DATA, RunProcess
+from rel_support import FULL, RELIABILITY_DATA
 
 from labctl.store import open_store
 

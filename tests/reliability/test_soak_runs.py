@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 
-from conftest import FULL
+from rel_support import FULL
 
 from labctl.launch import RunRequest, execute
 

@@ -14,8 +14,8 @@ import signal
 import time
 
 import pytest
-from conftest import RELIABILITY_DATA
 from engine_support import DATA, RunProcess
+from rel_support import RELIABILITY_DATA
 from tcpproxy import TcpProxy
 
 from labctl.store import open_store
