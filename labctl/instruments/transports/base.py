@@ -27,6 +27,7 @@ class Transport(ABC):
     """One connection to one instrument (thread-safe: one exchange at a time)."""
 
     kind = "transport"
+    disconnect_hint = "check the cable/network; after a reconnect no command is replayed and no output is re-enabled"
 
     def __init__(
         self,
@@ -121,17 +122,23 @@ class Transport(ABC):
             return reply
 
     def reconnect(self) -> bool:
-        """Close and reopen, at most ``reconnect_attempts`` times. True when open again."""
+        """Close and reopen: ``reconnect_attempts`` times, and on for the transport's reconnect
+        window (a serial adapter that comes back after a moment). True when open again."""
         with self._lock:
-            for attempt in range(1, self.reconnect_attempts + 1):
-                self._log("note", f"reconnect attempt {attempt}/{self.reconnect_attempts}")
+            if not self.reconnect_attempts:
+                return False
+            deadline = time.monotonic() + self._reconnect_window()
+            attempt = 0
+            while attempt < self.reconnect_attempts or time.monotonic() < deadline:
+                attempt += 1
+                self._log("note", f"reconnect attempt {attempt}")
                 self._open_ok = False
                 try:
                     self._close()
                 except (OSError, ConnectionError, TimeoutError):
                     pass
                 if self.reconnect_delay:
-                    time.sleep(self.reconnect_delay * attempt)
+                    time.sleep(min(self.reconnect_delay * attempt, 1.0))
                 try:
                     self._open()
                 except (TimeoutError, ConnectionError, OSError) as err:
@@ -172,6 +179,10 @@ class Transport(ABC):
     def _flush_input(self) -> None:
         """Drop late replies after a timeout (subclasses that can, do)."""
         return None
+
+    def _reconnect_window(self) -> float:
+        """Seconds to keep trying to reconnect beyond ``reconnect_attempts`` (0: no more)."""
+        return 0.0
 
     # ------------------------------------------------------------------ helpers
     def _ensure_open(self, command: str) -> None:
@@ -226,7 +237,7 @@ class Transport(ABC):
                 instrument=self.name,
                 resource=self.resource,
                 command=command,
-                hint="check the cable/network; after a reconnect no command is replayed and no output is re-enabled",
+                hint=self.disconnect_hint,
             ) from None
 
     def _log(self, kind: str, text: str, **extra: Any) -> None:

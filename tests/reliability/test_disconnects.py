@@ -1,0 +1,44 @@
+"""Disconnects name the instrument (issue 9, point 8): a serial device (pty) that drops once is
+reconnected like a TCP one, and one that is gone for good ends the step with one clean line
+naming the role, its device and what to check."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from labctl.sim.testing import isolated_fixture
+
+PLAN = str(Path(__file__).parent / "data" / "chamber-console.yaml")
+
+
+# lines each device answers before it drops: past the pre-flight, inside a step
+AFTER = {"chamber": 25, "dut": 4}
+
+
+def run_plan(labctl, tmp_path, role, **fault):
+    spec = {"fault": "disconnect", "role": role, "after": AFTER[role], **fault}
+    fixture = isolated_fixture(tmp_path, time_scale=600, faults=[spec])
+    return labctl("run", PLAN, "--fixture", str(fixture), "--db", str(tmp_path / "r.db"), timeout=300,
+                  env={**os.environ, "COLUMNS": "400"})
+
+
+@pytest.mark.parametrize("role", ["chamber", "dut"])
+def test_a_pty_that_drops_once_is_reconnected_and_the_step_passes(labctl, tmp_path, role):
+    res = run_plan(labctl, tmp_path, role)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "Input/output error" not in res.stdout
+
+
+@pytest.mark.parametrize(("role", "step"), [("chamber", "soak"), ("dut", "console")])
+def test_a_pty_gone_for_good_is_one_line_naming_the_role(labctl, tmp_path, role, step):
+    res = run_plan(labctl, tmp_path, role, persistent=True)
+    assert res.returncode == 2, res.stdout + res.stderr
+    out = res.stdout
+    assert "internal error" not in out and "Traceback" not in out and "(5, 'Input/output error')" not in out
+    device = str(tmp_path / "dev" / role)
+    line = next(ln for ln in out.splitlines() if ln.startswith("  ERROR") or ln.startswith("│ " + step))
+    assert "connection lost" in line and f"(instrument {role}, at {device}" in line, out
+    assert "hint: check the serial cable/USB adapter" in out
