@@ -376,8 +376,15 @@ class _SafeCheck:
                     failed.append((command, err))
         confirmed = bool(action.verify)
         for name, expected in action.verify.items():
+            seen: dict[str, list[str]] = {}  # value read back -> channels
             for ch in d.targets(d.profile.properties[name].get or ""):
-                confirmed &= self._read_back(name, expected, ch, action.tolerance)
+                got = self._read_back(name, expected, ch, action.tolerance)
+                confirmed &= got is not None
+                if got is not None:
+                    seen.setdefault(got, []).append(ch or "")
+            for shown, chs in seen.items():
+                on = f" on channel{'s' if len(chs) > 1 else ''} {','.join(chs)}" if any(chs) else ""
+                self.done.append(f"{name} = {shown}{on} (read back)")
         if failed:
             command, err = failed[0]
             more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
@@ -395,25 +402,25 @@ class _SafeCheck:
                 raise
             self.driver.write(command)
 
-    def _read_back(self, name: str, expected: Any, ch: str | None, tolerance: float) -> bool:
+    def _read_back(self, name: str, expected: Any, ch: str | None, tolerance: float) -> str | None:
+        """The value read back as shown, when it is the expected one; else None (and why is kept)."""
         d = self.driver
         where = f"channel {ch} {name}" if ch is not None else name
         want = _expected(d, expected)
         if self.silent is not None:
             self.skipped.append(where)
-            return False
+            return None
         try:
             got = d.get(name, ch)
         except InstrumentError as err:
             self.unconfirmed.append(f"{where} could not be read back (expected {_show(want)}): {err.message}")
             if isinstance(err, InstrumentTimeout | InstrumentDisconnected):
                 self.silent = err
-            return False
+            return None
         if not _same(got, want, tolerance):
             self.wrong.append(f"{where} reads {_show(got)}, expected {_show(want)}")
-            return False
-        self.done.append(f"{where} = {_show(got)} (read back)")
-        return True
+            return None
+        return _show(got)
 
     def finish(self) -> list[str]:
         problems = self.wrong + self.unconfirmed

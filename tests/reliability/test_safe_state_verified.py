@@ -29,7 +29,7 @@ def test_every_safe_state_is_read_back_and_reported_pass_only_when_confirmed(lab
 
     rows = dict(sqlite3.connect(tmp_path / "results.db").execute(
         "select step_id, message from steps where step_id like 'safe-state.%'").fetchall())
-    assert "channel 1 output = OFF (read back)" in rows["safe-state.psu"]
+    assert "output = OFF on channels 1,2,3 (read back)" in rows["safe-state.psu"]
     assert "input = OFF (read back)" in rows["safe-state.load"]
     assert "setpoint = 25 (read back)" in rows["safe-state.chamber"]
     assert "prbs_state = stopped (read back)" in rows["safe-state.dut"]
@@ -69,7 +69,7 @@ def test_chamber_not_answering_is_not_a_pass_and_its_setpoint_really_stayed(lab,
     assert rc == 2, run.output
     shown = safe_lines(run.output)
     assert shown["chamber"].startswith("not confirmed: setpoint could not be read back (expected 25.0)"), run.output
-    assert shown["psu"].startswith("OUTP 0,(@1)") and "channel 1 output = OFF (read back)" in shown["psu"]
+    assert shown["psu"].startswith("OUTP 0,(@1)") and "output = OFF on channels 1,2,3 (read back)" in shown["psu"]
     assert "BENCH MAY BE UNSAFE: safe-state.chamber" in run.output
     control(lab, {"op": "clear"})
     assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(60.0)

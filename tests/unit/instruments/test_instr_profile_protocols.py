@@ -23,12 +23,21 @@ def test_keysight_e36312a_power_supply():
     pairs = [
         ("VOLT 5,(@1)", None),
         ("CURR 2.5,(@1)", None),
+        # protection first, from the setpoints: OVP 5 V x 1.1 + 0.2 V, OCP on at the limit
+        ("VOLT? (@1)", "+5.00000000E+00"),
+        ("VOLT:PROT 5.7,(@1)", None),
+        ("VOLT:PROT? (@1)", "+5.70000000E+00"),
+        ("CURR:PROT:STAT 1,(@1)", None),
+        ("CURR:PROT:STAT? (@1)", "1"),
+        ("CURR? (@1)", "+2.50000000E+00"),
         ("OUTP 1,(@1)", None),
         ("VOLT? (@1)", "+5.00000000E+00"),
         ("CURR? (@1)", "+2.50000000E+00"),
         ("OUTP? (@1)", "1"),
         ("MEAS:VOLT? (@1)", "+4.99870000E+00"),
         ("MEAS:CURR? (@1)", "+1.01200000E+00"),
+        ("VOLT:PROT:TRIP? (@1)", "0"),
+        ("CURR:PROT:TRIP? (@1)", "0"),
         ("OUTP 0,(@1)", None),
         ("OUTP 0,(@2)", None),
         ("OUTP 0,(@3)", None),
@@ -48,9 +57,9 @@ def test_keysight_e36312a_power_supply():
         assert psu.output("1") is True
         assert psu.measure_voltage("1") == pytest.approx(4.9987)
         assert psu.measure_current("1") == pytest.approx(1.012)
-        assert psu.protection_tripped("1") is None
-        assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)", "channel 1 output = OFF (read back)",
-                                    "channel 2 output = OFF (read back)", "channel 3 output = OFF (read back)"]
+        assert psu.protection_tripped("1") is False
+        assert psu.protection("1") == {"ovp_level": 5.7, "ocp_enabled": True, "current_limit": 2.5}
+        assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)", "output = OFF on channels 1,2,3 (read back)"]
         errors = psu.drain_errors()
         assert [(e.code, e.message) for e in errors] == [(-222, "Data out of range")]
 
