@@ -91,12 +91,23 @@ class ProfileDriver:
 
     def query(self, command: str) -> str:
         with self.transport.lock:
-            if self._reply_end is not None:
+            if self._reply_end is not None:  # delimited replies; a console may print on its own
                 return self._exchange(command)
             reply = self.transport.query(command)
             if self.profile.transport.echo and reply.strip() == command.strip():
                 reply = self.transport.read()
+            self._no_extra_lines(command, reply)
             return reply
+
+    def _no_extra_lines(self, command: str, reply: str) -> None:
+        """A one-line answer followed by more lines is garbage: the next query would read a stale one."""
+        if not self.transport.pending():
+            return
+        extra: list[str] = []
+        while self.transport.pending() and len(extra) < self.profile.transport.max_reply_lines:
+            extra.append(self.transport.read())
+        raise InstrumentReplyError(f"extra reply line(s) {extra!r} after {reply!r}", instrument=self.name,
+                                   resource=self.transport.resource, command=command)
 
     def _exchange(self, command: str) -> str:
         """Send a command, read lines up to the end line; raise on an error end line."""
@@ -208,6 +219,9 @@ class ProfileDriver:
             raise InstrumentReplyError(str(err), instrument=self.name, resource=self.transport.resource,
                                        command=command) from None
         if isinstance(prop, Property):
+            if not prop.overload_ok and _overload(value):
+                raise InstrumentReplyError(f"overload/invalid reading {reply!r}", instrument=self.name,
+                                           resource=self.transport.resource, command=command)
             if prop.mask is not None:
                 value = bool(to_int(str(value)) & prop.mask)
             if prop.invalid_above is not None and isinstance(value, float) and value > prop.invalid_above:
@@ -458,6 +472,19 @@ def _show(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+OVERLOAD = 9.9e37  # SCPI: +9.9E37 overload, 9.91E37 not-a-number
+
+
+def _overload(value: Any) -> bool:
+    if isinstance(value, float):
+        return abs(value) >= OVERLOAD
+    if isinstance(value, list | tuple):
+        return any(_overload(v) for v in value)
+    if isinstance(value, dict):
+        return any(_overload(v) for v in value.values())
+    return False
 
 
 @lru_cache(maxsize=1024)

@@ -114,6 +114,8 @@ class Property(_Strict):
     mask: int | None = Field(None, description="int reply & mask -> bool")
     scale: float | None = None
     invalid_above: float | None = Field(None, description="readings above this are overload/invalid")
+    overload_ok: bool = Field(False, description="a 9.9E37 reply (SCPI overload/not-a-number) is a value here, "
+                              "e.g. a BER with no bit compared; otherwise it is a reply error")
     range: list[float] | dict[str, list[float]] | None = None
     unit: str | None = None
 

@@ -107,3 +107,4 @@ def test_every_shipped_profile_reads_back_every_safe_state_action():
     unverified = [f"{name}: {action.send}" for name in available_profiles()
                   for action in load_profile(name).safe_state if not action.verify]
     assert unverified == []
+

@@ -121,6 +121,16 @@ class Transport(ABC):
             self._log("reply", reply)
             return reply
 
+    def pending(self) -> bool:
+        """True when reply bytes are already waiting (an extra line after an answer)."""
+        with self._lock:
+            if not self._open_ok:
+                return False
+            try:
+                return self._pending()
+            except (OSError, ConnectionError, TimeoutError):
+                return False
+
     def reconnect(self) -> bool:
         """Close and reopen: ``reconnect_attempts`` times, and on for the transport's reconnect
         window (a serial adapter that comes back after a moment). True when open again."""
@@ -179,6 +189,10 @@ class Transport(ABC):
     def _flush_input(self) -> None:
         """Drop late replies after a timeout (subclasses that can, do)."""
         return None
+
+    def _pending(self) -> bool:
+        """Subclasses that can tell whether input is waiting, do."""
+        return False
 
     def _reconnect_window(self) -> float:
         """Seconds to keep trying to reconnect beyond ``reconnect_attempts`` (0: no more)."""

@@ -88,6 +88,14 @@ class SerialTransport(Transport):
             raise ConnectionError(_reason(err)) from None
         raise TimeoutError(f"no complete line (got {bytes(buf)!r})")
 
+    def _pending(self) -> bool:
+        import serial
+
+        try:
+            return self._port is not None and self._port.in_waiting > 0
+        except (serial.SerialException, _TtyError) as err:
+            raise ConnectionError(_reason(err)) from None
+
     def _flush_input(self) -> None:
         import serial
 
