@@ -565,7 +565,7 @@ def set_(ctx: Any, args: Any) -> None:
         wire = _wire_value(args.value, unit, args.target)
         if kind == "power_supply" and channel is None:
             channel = input_channel(ctx)[1] if role_name == "psu" else "1"
-        if kind == "power_supply" and prop.lower() == "output" and wire:
+        if kind == "power_supply" and prop.lower() == "output" and _bool(wire):
             switch_on(ctx, role, channel, args.target)
         else:
             setter(role, channel, wire)
