@@ -70,11 +70,12 @@ class ProfileDriver:
 
     # ------------------------------------------------------------------ plumbing
     def open(self) -> ProfileDriver:
-        was_open = self.transport.is_open
-        self.transport.open()
-        if not was_open:
-            for cmd in self.profile.transport.init:
-                self.write(self.render(cmd))
+        with self.transport.lock:  # two threads opening one role send the init commands once
+            was_open = self.transport.is_open
+            self.transport.open()
+            if not was_open:
+                for cmd in self.profile.transport.init:
+                    self.write(self.render(cmd))
         return self
 
     def close(self) -> None:

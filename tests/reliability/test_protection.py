@@ -95,3 +95,5 @@ def test_a_run_records_the_protection_it_programmed(labctl, tmp_path):
     rows = dict(sqlite3.connect(db).execute(
         "select name, value from measurements where name in ('ovp_level', 'ocp_current')").fetchall())
     assert rows == {"ovp_level": pytest.approx(5.7), "ocp_current": 5.0}
+    logs = [m for (m,) in sqlite3.connect(db).execute("select message from logs")]
+    assert "VIN: supply protection programmed before switching on: OVP 5.7 V, OCP on at 5 A, current limit 5 A" in logs

@@ -8,6 +8,7 @@ whether what labctl reported is true.
 from __future__ import annotations
 
 import signal
+import sqlite3
 import time
 
 import pytest
@@ -25,8 +26,6 @@ def test_every_safe_state_is_read_back_and_reported_pass_only_when_confirmed(lab
     assert run.finish() == 3, run.output
     assert "BENCH MAY BE UNSAFE" not in run.output
     assert lab.scpi("psu", "OUTP? (@1)") == "0"
-    import sqlite3
-
     rows = dict(sqlite3.connect(tmp_path / "results.db").execute(
         "select step_id, message from steps where step_id like 'safe-state.%'").fetchall())
     assert "output = OFF on channels 1,2,3 (read back)" in rows["safe-state.psu"]
@@ -46,6 +45,8 @@ def test_supply_not_answering_is_not_a_pass_and_it_is_really_still_on(lab, tmp_p
                                    "no answer within 2 s"), run.output
     assert "run ERROR  BENCH MAY BE UNSAFE: safe-state.psu" in run.output
     assert shown["load"].startswith("INP 0; input = OFF (read back)")
+    outcome, message = sqlite3.connect(tmp_path / "results.db").execute("select outcome, message from runs").fetchone()
+    assert (outcome, message.split(":")[0]) == ("error", "BENCH MAY BE UNSAFE")  # RunEnded as recorded
     control(lab, {"op": "clear"})
     # labctl said the supply may be on: it is
     assert lab.scpi("psu", "OUTP? (@1)") == "1"
