@@ -91,7 +91,9 @@ class ProfileDriver:
                 self.transport.read()
 
     def query(self, command: str) -> str:
+        seen = self.transport.timeouts
         with self.transport.lock:
+            self.transport.not_hung_meanwhile(command, seen)
             if self._reply_end is not None:  # delimited replies; a console may print on its own
                 return self._exchange(command)
             reply = self.transport.query(command)
@@ -299,6 +301,10 @@ class ProfileDriver:
 
     def drain_errors(self) -> list[InstrumentErrorEntry]:
         """Read every error source until empty: at most ``max_reads`` reads each (no endless loop)."""
+        if self.transport.silent and any(spec.style != "none" for spec in self.profile.errors):
+            # its last answer timed out: asking for the error queue would only wait once more
+            raise InstrumentTimeout("error queue not read: the instrument did not answer the last exchange",
+                                    instrument=self.name, resource=self.transport.resource)
         entries: list[InstrumentErrorEntry] = []
         for spec in self.profile.errors:
             if spec.style == "scpi":

@@ -56,6 +56,7 @@ class Transport(ABC):
         self._lock = threading.RLock()
         self._open_ok = False
         self._stale = False  # a reply may still be in flight after a timeout
+        self._timeouts = 0  # exchanges that timed out (a caller that waited meanwhile is told at once)
 
     # ----------------------------------------------------------------- public API
     @property
@@ -66,6 +67,11 @@ class Transport(ABC):
     @property
     def is_open(self) -> bool:
         return self._open_ok
+
+    @property
+    def silent(self) -> bool:
+        """The last exchange timed out (and nothing has been heard since)."""
+        return self._stale
 
     def open(self) -> Transport:
         with self._lock:
@@ -105,7 +111,9 @@ class Transport(ABC):
             self._guard(command, lambda: self._write(command), replay=False)
 
     def query(self, command: str) -> str:
+        seen = self._timeouts
         with self._lock:
+            self.not_hung_meanwhile(command, seen)
             self._ensure_open(command)
             self._log("query", command)
             start = time.monotonic()
@@ -199,6 +207,21 @@ class Transport(ABC):
         return 0.0
 
     # ------------------------------------------------------------------ helpers
+    @property
+    def timeouts(self) -> int:
+        """How many exchanges timed out so far (read it before waiting for :attr:`lock`)."""
+        return self._timeouts
+
+    def not_hung_meanwhile(self, command: str, seen: int) -> None:
+        """A query that waited for the connection while another thread's exchange on it timed
+        out fails at once: asking a hung instrument again would double the wait (a step and
+        the safety monitor sharing a chamber end one timeout after it hung, not two)."""
+        if self._timeouts != seen and self._stale:
+            raise InstrumentTimeout(
+                f"no answer: another exchange with it timed out ({self.timeout:g} s) while this one waited",
+                instrument=self.name, resource=self.resource, command=command,
+                hint="the instrument is hung, busy or disconnected; check it and its timeout in the fixture")
+
     def _ensure_open(self, command: str) -> None:
         if not self._open_ok:
             self.open()
@@ -216,6 +239,7 @@ class Transport(ABC):
             raise
         except TimeoutError as err:
             self._stale = True
+            self._timeouts += 1
             self._log("error", f"timeout after {self.timeout:g} s: {err}")
             raise InstrumentTimeout(
                 f"no answer within {self.timeout:g} s",
