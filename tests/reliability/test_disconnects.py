@@ -42,3 +42,36 @@ def test_a_pty_gone_for_good_is_one_line_naming_the_role(labctl, tmp_path, role,
     line = next(ln for ln in out.splitlines() if ln.startswith("  ERROR") or ln.startswith("│ " + step))
     assert "connection lost" in line and f"(instrument {role}, at {device}" in line, out
     assert "hint: check the serial cable/USB adapter" in out
+
+
+@pytest.fixture
+def station_and_lab(tmp_path):
+    from labctl.fixture import load_fixture
+    from labctl.instruments import open_station
+    from labctl.sim.lab import SimulatedLab
+
+    fx = isolated_fixture(tmp_path, time_scale=600)
+    with SimulatedLab(load_fixture(fx)) as lab, open_station(fx) as station:
+        yield station, lab
+
+
+@pytest.mark.parametrize("role", ["chamber", "dut"])
+def test_the_device_vanishing_under_a_query_is_reconnected(station_and_lab, role):
+    station, lab = station_and_lab
+    read = station.role("chamber").temperature if role == "chamber" else station.role("dut").sensors
+    read()
+    for _ in range(3):  # the device goes away just as the command is sent, comes back 0.5 s later
+        lab.inject({"fault": "disconnect", "role": role})
+        assert read()
+
+
+def test_the_device_gone_for_good_is_instrument_disconnected_naming_it(station_and_lab):
+    from labctl.errors import InstrumentDisconnected
+
+    station, lab = station_and_lab
+    chamber = station.role("chamber")
+    chamber.temperature()
+    lab.inject({"fault": "disconnect", "role": "chamber", "persistent": True})
+    with pytest.raises(InstrumentDisconnected) as err:
+        chamber.temperature()
+    assert "instrument chamber, at " in str(err.value) and "check the serial cable/USB adapter" in err.value.hint
