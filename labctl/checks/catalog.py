@@ -72,6 +72,8 @@ class PowerOnArgs(CheckArgs):
     channel: SignalName = Field("VIN", description="named input channel of the supply")
     voltage: Voltage = Field(description="input voltage, e.g. 12 V")
     current_limit: Current = Field(description="supply current limit, e.g. 25 A")
+    ovp: Voltage | None = Field(None, description="supply over-voltage protection level (default: voltage x 1.1 + 0.2 V)")
+    ocp: bool = Field(True, description="supply over-current protection: the output turns off at the current limit")
     inrush_window: Duration = Field(0.1, description="how long to sample the inrush current")
     settle: Duration = Field(0.5, description="wait after switching on before measuring")
 
@@ -80,6 +82,8 @@ class PowerOnArgs(CheckArgs):
         "inrush_peak": Measure("current", "A", "highest input current in the inrush window"),
         "input_current": Measure("current", "A", "input current after settling"),
         "input_voltage": Measure("voltage", "V", "input voltage after settling"),
+        "ovp_level": Measure("voltage", "V", "over-voltage protection the supply was given before switching on"),
+        "ocp_current": Measure("current", "A", "current at which the supply's own OCP turns the output off (0: OCP off)"),
     }
 
     def estimate_seconds(self) -> float:

@@ -96,6 +96,22 @@ def input_channel(ctx: Any, name: str = "VIN") -> tuple[Any, str]:
     return ctx.role("psu"), "1"
 
 
+def switch_on(ctx: Any, psu: Any, channel: str, name: str) -> dict[str, Any]:
+    """Switch a supply output on (the role programs the supply's protection first) and log
+    what protects the board from then on, whatever happens to labctl."""
+    psu.set_output(channel, True)
+    done = psu.protection(channel) if hasattr(psu, "protection") else {}
+    if not done:
+        ctx.log(f"{name}: the supply has no programmable protection in its profile: only labctl guards the board",
+                "warning")
+        return done
+    parts = [f"OVP {done['ovp_level']:g} V" if "ovp_level" in done else "",
+             (f"OCP on at {done['current_limit']:g} A" if done.get("ocp_enabled") else "OCP off") if "ocp_enabled" in done else "",
+             f"current limit {done['current_limit']:g} A"]
+    ctx.log(f"{name}: supply protection programmed before switching on: {', '.join(p for p in parts if p)}")
+    return done
+
+
 def input_power(ctx: Any, name: str = "VIN") -> tuple[float, float, float]:
     """(volts, amps, watts) at the DUT's input supply."""
     psu, ch = input_channel(ctx, name)
@@ -549,7 +565,10 @@ def set_(ctx: Any, args: Any) -> None:
         wire = _wire_value(args.value, unit, args.target)
         if kind == "power_supply" and channel is None:
             channel = input_channel(ctx)[1] if role_name == "psu" else "1"
-        setter(role, channel, wire)
+        if kind == "power_supply" and prop.lower() == "output" and _bool(wire):
+            switch_on(ctx, role, channel, args.target)
+        else:
+            setter(role, channel, wire)
     else:
         driver = raw_driver(ctx, role_name)
         props = driver.profile.properties

@@ -19,6 +19,7 @@ from labctl.checks.generic import (
     raw_driver,
     role_kind,
     set_workload,
+    switch_on,
     wait_for,
     workload_percent,
 )
@@ -43,8 +44,10 @@ def power_on(ctx: Any, args: Any) -> None:
         ctx.sleep(1.0)
     psu.set_current_limit(ch, amps)
     psu.set_voltage(ch, volts)
+    if hasattr(psu, "set_protection"):
+        psu.set_protection(ch, ovp=args.ovp.to("V") if args.ovp is not None else None, ocp=args.ocp)
     ctx.progress(f"{args.channel}: switching on at {volts:g} V, limit {amps:g} A")
-    psu.set_output(ch, True)
+    protection = switch_on(ctx, psu, ch, args.channel)
     began = ctx.clock.monotonic()
     peak = 0.0
     for _ in range(1000):
@@ -59,6 +62,11 @@ def power_on(ctx: Any, args: Any) -> None:
     problems: list[str] = []
     if psu.protection_tripped(ch):
         problems.append(f"{args.channel}: the supply's protection tripped at power-on")
+    if "ovp_level" in protection:
+        ctx.measure("ovp_level", protection["ovp_level"], "V", labels={"rail": args.channel})
+    if "ocp_enabled" in protection:
+        ctx.measure("ocp_current", protection["current_limit"] if protection["ocp_enabled"] else 0.0, "A",
+                    labels={"rail": args.channel})
     ctx.measure("inrush_peak", peak, "A", labels={"rail": args.channel})
     ctx.measure("input_voltage", float(psu.measure_voltage(ch)), "V", labels={"rail": args.channel})
     ctx.measure("input_current", float(psu.measure_current(ch)), "A", labels={"rail": args.channel})
@@ -191,7 +199,7 @@ def _pg_times_from_dut(ctx: Any, args: Any) -> dict[str, float | None]:
     if not psu.output(ch):
         if float(psu.voltage(ch)) <= 0:
             ctx.fail("power.sequencing: the input supply is off and has no voltage set; run power.on first")
-        psu.set_output(ch, True)
+        switch_on(ctx, psu, ch, "VIN")
     last: dict[str, float | None] = {}
 
     def all_up() -> bool:
@@ -214,7 +222,7 @@ def _pg_times_from_volts(ctx: Any, args: Any) -> dict[str, float | None]:
     readers = {r: _dc_reader(ctx, r, "daq", args.order) for r in args.order}
     psu.set_output(ch, False)
     ctx.sleep(1.0)
-    psu.set_output(ch, True)
+    switch_on(ctx, psu, ch, "VIN")
     t_on = ctx.clock.monotonic()
     scans: list[tuple[float, dict[str, float]]] = []
     while ctx.clock.monotonic() - t_on < args.timeout:

@@ -248,14 +248,20 @@ class Runner:
             results = self.station.safe_state()
         except Exception as exc:  # noqa: BLE001
             self._log(f"safe state could not run: {exc}", "error")
+            self.results.append(StepResult("teardown/safe-state", "safe-state", "teardown", "safe_state",
+                                           StepOutcome.ERROR, f"safe state could not run: {exc}"))
             return results
         for role, res in results.items():
             key = f"teardown/safe-state.{role}"
             attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
             self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                          step_id=f"safe-state.{role}", group="teardown", check="safe_state"))
-            outcome = StepOutcome.PASS if res.ok else StepOutcome.ERROR
-            message = "; ".join(res.actions) if res.ok else f"safe state failed: {res.error}"
+            if res.ok:
+                outcome, message = StepOutcome.PASS, "; ".join(res.actions)
+            elif res.wrong_state:
+                outcome, message = StepOutcome.FAIL, f"NOT SAFE: {res.error}"
+            else:
+                outcome, message = StepOutcome.ERROR, f"not confirmed: {res.error}"
             self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                        outcome=outcome, message=message))
             self.results.append(StepResult(key, f"safe-state.{role}", "teardown", "safe_state", outcome, message))
@@ -388,13 +394,19 @@ class Runner:
 
     # ------------------------------------------------------------------ outcome
     def _outcome(self, refused: str) -> tuple[RunOutcome, str]:
-        outcome, message = self._plain_outcome(refused)
+        """The run's outcome. A safe state not confirmed overrides it (outcome error, exit 2);
+        a passed run whose results are not in the database is an error too."""
+        outcome, message = self._steps_outcome(refused)
+        unsafe = [r for r in self.results if r.check == "safe_state" and r.outcome is not StepOutcome.PASS]
+        if unsafe:  # whatever else happened, the first thing the operator must read
+            return RunOutcome.ERROR, ("BENCH MAY BE UNSAFE: " + " | ".join(f"{r.step_id}: {r.message}" for r in unsafe)
+                                      + f" (run {outcome.value}: {message})")
         problem = self.options.store_problem() if self.options.store_problem is not None else None
         if problem and outcome is RunOutcome.PASSED:
             return RunOutcome.ERROR, f"{message}, but the results are not in the database: {problem}"
         return outcome, message
 
-    def _plain_outcome(self, refused: str) -> tuple[RunOutcome, str]:
+    def _steps_outcome(self, refused: str) -> tuple[RunOutcome, str]:
         reason = self.abort.reason
         if reason is not None and reason.source == "recorder":  # an error, not an operator's abort
             return RunOutcome.ERROR, refused or reason.message
@@ -403,7 +415,7 @@ class Runner:
         if self.abort.requested:
             return RunOutcome.ABORTED, reason.message if reason else "aborted"
         outcomes = [r.outcome for r in self.results]
-        errors = [r for r in self.results if r.outcome is StepOutcome.ERROR]
+        errors = [r for r in self.results if r.outcome is StepOutcome.ERROR and r.check != "safe_state"]
         if errors:
             first = errors[0]
             return RunOutcome.ERROR, f"{first.step_id}: {first.message}"

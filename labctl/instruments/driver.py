@@ -7,6 +7,7 @@ name, ``identify()``, ``drain_errors()`` and ``safe_state()``. Role implementati
 
 from __future__ import annotations
 
+import math
 import re
 import string
 import time
@@ -15,9 +16,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from labctl.errors import InstrumentError, InstrumentReplyError, InstrumentTimeout
-from labctl.instruments.parsers import ReplyParseError, parse_reply, to_int
-from labctl.instruments.profile import Action, ErrorQueue, Profile, Property
+from labctl.errors import (
+    InstrumentDisconnected,
+    InstrumentError,
+    InstrumentReplyError,
+    InstrumentTimeout,
+)
+from labctl.instruments.parsers import ReplyParseError, parse_reply, to_bool, to_int
+from labctl.instruments.profile import Action, ErrorQueue, Profile, Property, SafeAction
 from labctl.instruments.roles import InstrumentErrorEntry
 from labctl.instruments.transports.base import Transport
 
@@ -64,11 +70,12 @@ class ProfileDriver:
 
     # ------------------------------------------------------------------ plumbing
     def open(self) -> ProfileDriver:
-        was_open = self.transport.is_open
-        self.transport.open()
-        if not was_open:
-            for cmd in self.profile.transport.init:
-                self.write(self.render(cmd))
+        with self.transport.lock:  # two threads opening one role send the init commands once
+            was_open = self.transport.is_open
+            self.transport.open()
+            if not was_open:
+                for cmd in self.profile.transport.init:
+                    self.write(self.render(cmd))
         return self
 
     def close(self) -> None:
@@ -84,13 +91,26 @@ class ProfileDriver:
                 self.transport.read()
 
     def query(self, command: str) -> str:
+        seen = self.transport.timeouts
         with self.transport.lock:
-            if self._reply_end is not None:
+            self.transport.not_hung_meanwhile(command, seen)
+            if self._reply_end is not None:  # delimited replies; a console may print on its own
                 return self._exchange(command)
             reply = self.transport.query(command)
             if self.profile.transport.echo and reply.strip() == command.strip():
                 reply = self.transport.read()
+            self._no_extra_lines(command, reply)
             return reply
+
+    def _no_extra_lines(self, command: str, reply: str) -> None:
+        """A one-line answer followed by more lines is garbage: the next query would read a stale one."""
+        if not self.transport.pending():
+            return
+        extra: list[str] = []
+        while self.transport.pending() and len(extra) < self.profile.transport.max_reply_lines:
+            extra.append(self.transport.read())
+        raise InstrumentReplyError(f"extra reply line(s) {extra!r} after {reply!r}", instrument=self.name,
+                                   resource=self.transport.resource, command=command)
 
     def _exchange(self, command: str) -> str:
         """Send a command, read lines up to the end line; raise on an error end line."""
@@ -202,6 +222,9 @@ class ProfileDriver:
             raise InstrumentReplyError(str(err), instrument=self.name, resource=self.transport.resource,
                                        command=command) from None
         if isinstance(prop, Property):
+            if not prop.overload_ok and _overload(value):
+                raise InstrumentReplyError(f"overload/invalid reading {reply!r}", instrument=self.name,
+                                           resource=self.transport.resource, command=command)
             if prop.mask is not None:
                 value = bool(to_int(str(value)) & prop.mask)
             if prop.invalid_above is not None and isinstance(value, float) and value > prop.invalid_above:
@@ -278,6 +301,10 @@ class ProfileDriver:
 
     def drain_errors(self) -> list[InstrumentErrorEntry]:
         """Read every error source until empty: at most ``max_reads`` reads each (no endless loop)."""
+        if self.transport.silent and any(spec.style != "none" for spec in self.profile.errors):
+            # its last answer timed out: asking for the error queue would only wait once more
+            raise InstrumentTimeout("error queue not read: the instrument did not answer the last exchange",
+                                    instrument=self.name, resource=self.transport.resource)
         entries: list[InstrumentErrorEntry] = []
         for spec in self.profile.errors:
             if spec.style == "scpi":
@@ -317,30 +344,154 @@ class ProfileDriver:
         return entries
 
     def safe_state(self) -> list[str]:
-        """Send the profile's safe-state commands (``{ch}`` ones once per channel).
+        """Send the profile's safe-state actions, then read back what each one's ``verify`` names.
 
         Every command is tried even when an earlier one failed (channel 3 still goes off
-        when channel 2 timed out); then the first failure is raised, naming what failed.
+        when channel 2 timed out). Returns what was sent and what was read back; raises
+        :class:`SafeStateUnconfirmed` when a read-back shows another state (``wrong``) or
+        cannot be made, or a command failed and nothing read back proves the state anyway.
         """
-        done: list[str] = []
+        check = _SafeCheck(self)
+        for action in self.profile.safe_state:
+            check.run(action)
+        return check.finish()
+
+    def targets(self, template: str) -> list[str | None]:
+        """The channels a template is filled for: every channel when it names one, else once."""
+        if not ({"ch", "id"} & _fields(template)):
+            return [None]
+        ch = self.profile.channels
+        return list(ch.ids) or [ch.default]
+
+
+class SafeStateUnconfirmed(InstrumentError):
+    """A safe state that cannot be confirmed: ``wrong`` when a read-back shows another state."""
+
+    def __init__(self, message: str, *, wrong: bool, done: list[str], **kw: Any) -> None:
+        self.wrong = wrong
+        self.done = done
+        super().__init__(message, **kw)
+
+
+class _SafeCheck:
+    """One role's safe state: the commands sent, the read-backs, and what went wrong."""
+
+    def __init__(self, driver: ProfileDriver) -> None:
+        self.driver = driver
+        self.done: list[str] = []
+        self.wrong: list[str] = []
+        self.unconfirmed: list[str] = []
+        self.silent: InstrumentError | None = None  # it stopped answering: no more read-backs
+        self.skipped: list[str] = []  # read-backs not tried because it stopped answering
+
+    def run(self, action: SafeAction) -> None:
+        d = self.driver
         failed: list[tuple[str, InstrumentError]] = []
-        for template in self.profile.safe_state:
-            fields = _fields(template)
-            targets: list[str | None] = list(self.profile.channels.ids) if ({"ch", "id"} & fields) else [None]
-            for ch in targets:
-                command = self.render(template, channel=ch)
+        for template in action.send:
+            for ch in d.targets(template):
+                command = d.render(template, channel=ch)
                 try:
-                    self.write(command)
-                    done.append(command)
+                    self._send(command)
+                    self.done.append(command)
                 except InstrumentError as err:
                     failed.append((command, err))
+        confirmed = bool(action.verify)
+        for name, expected in action.verify.items():
+            seen: dict[str, list[str]] = {}  # value read back -> channels
+            for ch in d.targets(d.profile.properties[name].get or ""):
+                got = self._read_back(name, expected, ch, action.tolerance)
+                confirmed &= got is not None
+                if got is not None:
+                    seen.setdefault(got, []).append(ch or "")
+            for shown, chs in seen.items():
+                on = f" on channel{'s' if len(chs) > 1 else ''} {','.join(chs)}" if any(chs) else ""
+                self.done.append(f"{name} = {shown}{on} (read back)")
         if failed:
-            command, first = failed[0]
-            others = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-            first.message = (f"safe state incomplete: {command!r} failed{others}; "
-                             f"sent {done or 'nothing'}: {first.message}")
-            raise first
-        return done
+            command, err = failed[0]
+            more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+            if confirmed:
+                self.done.append(f"{command!r} failed{more} ({err.message}), but the read-back confirms the state")
+            else:
+                self.unconfirmed.append(f"{command!r} failed{more}: {err.message}")
+
+    def _send(self, command: str) -> None:
+        """A safe-state command may be sent again after a reconnect (it only makes things safer)."""
+        try:
+            self.driver.write(command)
+        except InstrumentDisconnected:
+            if not self.driver.transport.is_open:
+                raise
+            self.driver.write(command)
+
+    def _read_back(self, name: str, expected: Any, ch: str | None, tolerance: float) -> str | None:
+        """The value read back as shown, when it is the expected one; else None (and why is kept)."""
+        d = self.driver
+        where = f"channel {ch} {name}" if ch is not None else name
+        want = _expected(d, expected)
+        if self.silent is not None:
+            self.skipped.append(where)
+            return None
+        try:
+            got = d.get(name, ch)
+        except InstrumentError as err:
+            self.unconfirmed.append(f"{where} could not be read back (expected {_show(want)}): {err.message}")
+            if isinstance(err, InstrumentTimeout | InstrumentDisconnected):
+                self.silent = err
+            return None
+        if not _same(got, want, tolerance):
+            self.wrong.append(f"{where} reads {_show(got)}, expected {_show(want)}")
+            return None
+        return _show(got)
+
+    def finish(self) -> list[str]:
+        problems = self.wrong + self.unconfirmed
+        if self.skipped:
+            problems.append(f"not read back either, as it stopped answering: {', '.join(self.skipped)}")
+        if not problems:
+            return self.done
+        err = SafeStateUnconfirmed("; ".join(problems), wrong=bool(self.wrong), done=self.done,
+                                   hint="check the instrument by hand: the bench may be unsafe")
+        err.instrument, err.resource = self.driver.name, self.driver.transport.resource
+        raise err
+
+
+def _expected(driver: ProfileDriver, expected: Any) -> Any:
+    return driver.render(expected) if isinstance(expected, str) and "{" in expected else expected
+
+
+def _same(got: Any, want: Any, tolerance: float) -> bool:
+    if isinstance(got, bool) or isinstance(want, bool):
+        try:
+            return bool(got) == (to_bool(want) if isinstance(want, str) else bool(want))
+        except ReplyParseError:
+            return False
+    if isinstance(got, int | float):
+        try:
+            return math.isclose(float(got), float(want), rel_tol=1e-9, abs_tol=tolerance)
+        except (TypeError, ValueError):
+            return False
+    return str(got).strip().upper() == str(want).strip().upper()
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "ON" if value else "OFF"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+OVERLOAD = 9.9e37  # SCPI: +9.9E37 overload, 9.91E37 not-a-number
+
+
+def _overload(value: Any) -> bool:
+    if isinstance(value, float):
+        return abs(value) >= OVERLOAD
+    if isinstance(value, list | tuple):
+        return any(_overload(v) for v in value)
+    if isinstance(value, dict):
+        return any(_overload(v) for v in value.values())
+    return False
 
 
 @lru_cache(maxsize=1024)

@@ -6,6 +6,7 @@ and returns a Python value, or raises :class:`ReplyParseError` with a short reas
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -19,9 +20,12 @@ class ReplyParseError(ValueError):
 
 def to_float(text: str) -> float:
     try:
-        return float(text.strip().strip('"'))
+        value = float(text.strip().strip('"'))
     except ValueError:
         raise ReplyParseError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):  # NaN passes no limit check by failing it: never a value
+        raise ReplyParseError(f"expected a number, got {text!r} (not a finite number)")
+    return value
 
 
 def to_int(text: str) -> int:
@@ -50,9 +54,12 @@ def to_bool(text: str, values: dict[str, Any] | None = None) -> bool:
     if s in FALSE_WORDS:
         return False
     try:
-        return float(s) != 0
+        number = float(s)
     except ValueError:
-        raise ReplyParseError(f"expected a boolean (1/0, ON/OFF), got {text!r}") from None
+        number = math.nan
+    if number in (0.0, 1.0):  # "+1.00000000E+00"; an overload marker or NaN is no boolean
+        return number == 1.0
+    raise ReplyParseError(f"expected a boolean (1/0, ON/OFF), got {text!r}")
 
 
 def to_str(text: str) -> str:

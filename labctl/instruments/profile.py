@@ -114,6 +114,8 @@ class Property(_Strict):
     mask: int | None = Field(None, description="int reply & mask -> bool")
     scale: float | None = None
     invalid_above: float | None = Field(None, description="readings above this are overload/invalid")
+    overload_ok: bool = Field(False, description="a 9.9E37 reply (SCPI overload/not-a-number) is a value here, "
+                              "e.g. a BER with no bit compared; otherwise it is a reply error")
     range: list[float] | dict[str, list[float]] | None = None
     unit: str | None = None
 
@@ -161,6 +163,30 @@ class Action(_Strict):
         return self
 
 
+class SafeAction(_Strict):
+    """One safe-state action: commands to send, then properties read back to confirm it.
+
+    ``send`` templates with ``{ch}``/``{id}`` are sent once per channel; a ``verify``
+    property whose ``get`` has ``{ch}``/``{id}`` is read back on every channel. An expected
+    value may be a template (``"{ambient}"``), filled from the profile's variables.
+    """
+
+    send: list[str] = Field(min_length=1, description="commands written in order")
+    verify: dict[str, Any] = Field(default_factory=dict, description="property -> value it must read back")
+    tolerance: float = Field(0.0, ge=0, description="absolute tolerance of a numeric read-back")
+
+    @field_validator("send", mode="before")
+    @classmethod
+    def _one(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _check(self) -> SafeAction:
+        for t in self.send:
+            _check_template(t)
+        return self
+
+
 RoleName = Literal[tuple(ROLE_TYPES)]  # type: ignore[valid-type]
 
 
@@ -177,14 +203,16 @@ class Profile(_Strict):
     defaults: dict[str, Any] = Field(default_factory=dict, description="template variables (fixture options override)")
     properties: dict[str, Property] = Field(default_factory=dict)
     actions: dict[str, Action] = Field(default_factory=dict)
-    safe_state: list[str] = Field(default_factory=list, description="commands; {ch} repeats them per channel")
+    safe_state: list[SafeAction] = Field(
+        default_factory=list, description="actions (a command, or send: + verify:); {ch} repeats them per channel")
     driver_class: str | None = Field(None, alias="class", description="registered Python class name")
     path: str | None = Field(None, exclude=True)
 
     @field_validator("safe_state", mode="before")
     @classmethod
-    def _one(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
+    def _actions(cls, v: Any) -> Any:
+        items = [v] if isinstance(v, str | dict) else v
+        return [{"send": [x]} if isinstance(x, str) else x for x in items] if isinstance(items, list) else items
 
     @field_validator("errors", mode="before")
     @classmethod
@@ -199,6 +227,11 @@ class Profile(_Strict):
             missing += [f"action {a}" for a in need.get("actions", ()) if a not in self.actions]
             if missing and not self.driver_class:
                 raise ValueError(f"role {role} needs {', '.join(missing)}")
+        for action in self.safe_state:
+            for name in action.verify:
+                prop = self.properties.get(name)
+                if prop is None or prop.get is None:
+                    raise ValueError(f"safe_state verifies {name!r}, which is not a property with a `get`")
         return self
 
     def has(self, name: str) -> bool:

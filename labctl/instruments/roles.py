@@ -46,12 +46,16 @@ class BerResult:
 
 @dataclass
 class SafeStateResult:
-    """What one role's ``safe_state()`` did: ``ok`` False when a step failed (and why)."""
+    """What one role's ``safe_state()`` did and read back: ``ok`` only when every action was
+    sent and every read-back confirmed it; ``wrong_state`` when a read-back showed another
+    state (the bench is known unsafe), else ``error`` says what could not be confirmed."""
 
     role: str
     ok: bool
     actions: list[str] = field(default_factory=list)
     error: str | None = None
+    wrong_state: bool = False
+    seconds: float = 0.0  # wall time the role's safe state took
 
 
 LOAD_MODES = ("CC", "CV", "CR", "CP")
@@ -65,7 +69,8 @@ class Role(Protocol):
     name: str
 
     def safe_state(self) -> list[str]:
-        """Put the instrument in its safe state; returns what was done (for the record)."""
+        """Put the instrument in its safe state; returns what was done and read back (for the
+        record); raises when the state cannot be confirmed (``SafeStateUnconfirmed``)."""
         ...
 
     def drain_errors(self) -> list[InstrumentErrorEntry]:

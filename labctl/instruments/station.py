@@ -12,12 +12,13 @@ first use of a role (or all at once with :meth:`Station.open_all`).
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from labctl.errors import FixtureError, LabctlError
-from labctl.instruments.driver import ProfileDriver
+from labctl.instruments.driver import ProfileDriver, SafeStateUnconfirmed
 from labctl.instruments.impl import DEFAULT_IMPLS, RoleImpl
 from labctl.instruments.profile import Profile, load_profile
 from labctl.instruments.roles import ROLE_TYPES, InstrumentErrorEntry, SafeStateResult
@@ -111,9 +112,9 @@ class Station:
         with self._lock:
             impl = entry.impls.get(role_kind)
             if impl is None:
-                cls = _impl_class(entry.profile, role_kind)
-                entry.driver.open()
-                impl = entry.impls[role_kind] = cls(entry.driver, name)
+                impl = entry.impls[role_kind] = _impl_class(entry.profile, role_kind)(entry.driver, name)
+        if not entry.driver.transport.is_open:
+            entry.driver.open()  # outside the station lock: a dead instrument never holds up the others
         return cast(T, impl)
 
     def channel(self, signal: str) -> tuple[Any, str]:
@@ -138,30 +139,30 @@ class Station:
         return out
 
     def safe_state(self) -> dict[str, SafeStateResult]:
-        """Run every role's safe state, all at once (one thread per role), continuing past
-        failures; per-role results in the fixture's order.
-
-        In parallel so that one instrument that hangs (or is held by a thread blocked in a
-        long read) delays only itself: every other role is safe within its own timeout.
-        """
-        names = list(self._entries)
+        """Every role's safe state, all at once (one thread per role, so a hung instrument
+        delays only its own); per-role results in fixture order, none raised."""
         results: dict[str, SafeStateResult] = {}
-        threads = [threading.Thread(target=lambda n=n: results.__setitem__(n, self._safe_state_of(n)),
-                                    name=f"labctl-safe-state-{n}", daemon=True) for n in names]
+        threads = [threading.Thread(target=lambda n=name: results.__setitem__(n, self._safe_state_of(n)),
+                                    name=f"safe-state-{name}", daemon=True) for name in self._entries]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        return {n: results[n] for n in names}
+        return {name: results[name] for name in self._entries}
 
     def _safe_state_of(self, name: str) -> SafeStateResult:
+        start = time.monotonic()
         try:
             actions = self.role(name).safe_state()  # type: ignore[attr-defined]
-            return SafeStateResult(name, True, list(actions))
+            result = SafeStateResult(name, True, list(actions))
+        except SafeStateUnconfirmed as err:
+            result = SafeStateResult(name, False, err.done, error=str(err), wrong_state=err.wrong)
         except LabctlError as err:
-            return SafeStateResult(name, False, error=str(err))
+            result = SafeStateResult(name, False, error=str(err))
         except Exception as err:  # noqa: BLE001 - a safe state must never stop the others
-            return SafeStateResult(name, False, error=f"{type(err).__name__}: {err}")
+            result = SafeStateResult(name, False, error=f"{type(err).__name__}: {err}")
+        result.seconds = time.monotonic() - start
+        return result
 
     def drain_errors(self, names: list[str] | None = None) -> dict[str, list[InstrumentErrorEntry]]:
         """Error queues of the opened roles (or of ``names``); roles without errors are left out."""

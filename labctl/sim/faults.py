@@ -35,6 +35,21 @@ DEFAULT_ROLE = {
 }
 
 GARBAGE = "\x15#?!@garbage\x7f"
+#: garbage_reply ``reply:`` kinds: what the instrument sends instead of (or besides) its answer
+GARBAGE_KINDS = ("junk", "overload", "nan", "truncated", "extra_line")
+
+
+def garble(kind: str, reply: str) -> str:
+    """The reply as a misbehaving instrument sends it (``kind`` one of GARBAGE_KINDS)."""
+    if kind == "overload":
+        return "+9.90000000E+37"
+    if kind == "nan":
+        return "NAN"
+    if kind == "truncated":
+        return reply[:-2]  # the line loses its last characters (+2.61920000E+01 -> +2.61920000E+)
+    if kind == "extra_line":
+        return f"{reply}\n{reply}"  # one answer too many: the next query would read a stale one
+    return GARBAGE
 
 
 def describe_dut(variant: str, faults: list[str]) -> str:
@@ -61,6 +76,8 @@ def normalize(spec: Any) -> dict[str, Any]:
     data["fault"] = name
     if name in INSTRUMENT_FAULTS:
         data.setdefault("role", DEFAULT_ROLE[name])
+    if name == "garbage_reply" and data.get("reply", "junk") not in GARBAGE_KINDS:
+        raise ValueError(f"garbage_reply: unknown reply {data['reply']!r}; known: {', '.join(GARBAGE_KINDS)}")
     return data
 
 
@@ -71,6 +88,7 @@ class ActiveFault:
     count: int = -1  # how many times it fires (-1: forever)
     persistent: bool = False
     delay: float = 0.0  # wall seconds (slow_reply): instrument timeouts are wall time
+    reply: str = "junk"  # garbage_reply: one of GARBAGE_KINDS
     seen: int = 0
 
     @property
@@ -100,6 +118,7 @@ class FaultGate:
                     count=int(spec.get("count", 1 if kind in {"garbage_reply", "disconnect"} else -1)),
                     persistent=bool(spec.get("persistent", False)),
                     delay=float(spec.get("delay", 1.0)),
+                    reply=str(spec.get("reply", "junk")),
                 )
             )
 
@@ -132,7 +151,7 @@ class FaultGate:
             for f in self.faults:
                 if f.kind == "garbage_reply" and f.due:
                     f.fire()
-                    return GARBAGE
+                    return garble(f.reply, reply)
         return reply
 
     def reply_delay(self) -> float:

@@ -5,9 +5,53 @@ from __future__ import annotations
 from labctl.errors import InstrumentError
 from labctl.instruments.impl.base import RoleImpl
 
+#: default over-voltage protection: setpoint x OVP_RATIO + OVP_MARGIN volts (docs/checks.md)
+OVP_RATIO = 1.1
+OVP_MARGIN = 0.2
+
 
 class ProfilePowerSupply(RoleImpl):
+    """A supply served by a profile. Switching an output on first programs the supply's own
+    protection (profiles with ``ovp_level``/``ocp_enabled``), so the hardware keeps protecting
+    the board whatever happens to labctl: OVP at the plan's ``ovp`` or setpoint x 1.1 + 0.2 V,
+    OCP on (unless the plan says ``ocp: false``) at the current limit."""
+
     kind = "power_supply"
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self._wanted: dict[str, dict[str, float | bool | None]] = {}
+        self._programmed: dict[str, dict[str, float | bool]] = {}
+
+    def set_protection(self, channel: str, ovp: float | None = None, ocp: bool | None = None) -> None:
+        """What the plan asks for on ``channel``; programmed when its output is switched on."""
+        self._wanted[self.driver.channel(channel)] = {"ovp": ovp, "ocp": ocp}
+
+    def protection(self, channel: str) -> dict[str, float | bool]:
+        """What was programmed before the output last went on: ovp_level (V), ocp_enabled,
+        current_limit (A); empty when the profile has no programmable protection."""
+        return dict(self._programmed.get(self.driver.channel(channel), {}))
+
+    def program_protection(self, channel: str) -> dict[str, float | bool]:
+        ch = self.driver.channel(channel)
+        wanted = self._wanted.get(ch, {})
+        done: dict[str, float | bool] = {}
+        if self.has("ovp_level"):
+            ovp = wanted.get("ovp")
+            if ovp is None:
+                ovp = abs(float(self.voltage(ch))) * OVP_RATIO + OVP_MARGIN
+                limits = self.profile.properties["ovp_level"].limits(ch)
+                ovp = min(ovp, limits[1]) if limits else ovp
+            self._set("ovp_level", float(ovp), ch)
+            done["ovp_level"] = float(self._get("ovp_level", ch))
+        if self.has("ocp_enabled"):
+            ocp = wanted.get("ocp")
+            self._set("ocp_enabled", True if ocp is None else bool(ocp), ch)
+            done["ocp_enabled"] = bool(self._get("ocp_enabled", ch))
+        if done:
+            done["current_limit"] = float(self.current_limit(ch))
+        self._programmed[ch] = done
+        return done
 
     @property
     def channels(self) -> list[str]:
@@ -26,6 +70,8 @@ class ProfilePowerSupply(RoleImpl):
         return self._get("current_limit", channel)
 
     def set_output(self, channel: str, on: bool) -> None:
+        if on:
+            self.program_protection(channel)
         self._set("output", bool(on), channel)
 
     def output(self, channel: str) -> bool:
@@ -38,7 +84,8 @@ class ProfilePowerSupply(RoleImpl):
         return self._get("measured_current", channel)
 
     def protection_tripped(self, channel: str) -> bool | None:
-        return self._get("protection_tripped", channel) if self.has("protection_tripped") else None
+        names = [n for n in ("protection_tripped", "ovp_tripped", "ocp_tripped") if self.has(n)]
+        return any(bool(self._get(n, channel)) for n in names) if names else None
 
 
 _LEVEL = {"CC": "level_cc", "CV": "level_cv", "CR": "level_cr", "CP": "level_cp"}

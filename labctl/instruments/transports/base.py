@@ -27,6 +27,7 @@ class Transport(ABC):
     """One connection to one instrument (thread-safe: one exchange at a time)."""
 
     kind = "transport"
+    disconnect_hint = "check the cable/network; after a reconnect no command is replayed and no output is re-enabled"
 
     def __init__(
         self,
@@ -55,6 +56,7 @@ class Transport(ABC):
         self._lock = threading.RLock()
         self._open_ok = False
         self._stale = False  # a reply may still be in flight after a timeout
+        self._timeouts = 0  # exchanges that timed out (a caller that waited meanwhile is told at once)
 
     # ----------------------------------------------------------------- public API
     @property
@@ -65,6 +67,11 @@ class Transport(ABC):
     @property
     def is_open(self) -> bool:
         return self._open_ok
+
+    @property
+    def silent(self) -> bool:
+        """The last exchange timed out (and nothing has been heard since)."""
+        return self._stale
 
     def open(self) -> Transport:
         with self._lock:
@@ -104,7 +111,9 @@ class Transport(ABC):
             self._guard(command, lambda: self._write(command), replay=False)
 
     def query(self, command: str) -> str:
+        seen = self._timeouts
         with self._lock:
+            self.not_hung_meanwhile(command, seen)
             self._ensure_open(command)
             self._log("query", command)
             start = time.monotonic()
@@ -120,18 +129,34 @@ class Transport(ABC):
             self._log("reply", reply)
             return reply
 
-    def reconnect(self) -> bool:
-        """Close and reopen, at most ``reconnect_attempts`` times. True when open again."""
+    def pending(self) -> bool:
+        """True when reply bytes are already waiting (an extra line after an answer)."""
         with self._lock:
-            for attempt in range(1, self.reconnect_attempts + 1):
-                self._log("note", f"reconnect attempt {attempt}/{self.reconnect_attempts}")
+            if not self._open_ok:
+                return False
+            try:
+                return self._pending()
+            except (OSError, ConnectionError, TimeoutError):
+                return False
+
+    def reconnect(self) -> bool:
+        """Close and reopen: ``reconnect_attempts`` times, and on for the transport's reconnect
+        window (a serial adapter that comes back after a moment). True when open again."""
+        with self._lock:
+            if not self.reconnect_attempts:
+                return False
+            deadline = time.monotonic() + self._reconnect_window()
+            attempt = 0
+            while attempt < self.reconnect_attempts or time.monotonic() < deadline:
+                attempt += 1
+                self._log("note", f"reconnect attempt {attempt}")
                 self._open_ok = False
                 try:
                     self._close()
                 except (OSError, ConnectionError, TimeoutError):
                     pass
                 if self.reconnect_delay:
-                    time.sleep(self.reconnect_delay * attempt)
+                    time.sleep(min(self.reconnect_delay * attempt, 1.0))
                 try:
                     self._open()
                 except (TimeoutError, ConnectionError, OSError) as err:
@@ -173,7 +198,30 @@ class Transport(ABC):
         """Drop late replies after a timeout (subclasses that can, do)."""
         return None
 
+    def _pending(self) -> bool:
+        """Subclasses that can tell whether input is waiting, do."""
+        return False
+
+    def _reconnect_window(self) -> float:
+        """Seconds to keep trying to reconnect beyond ``reconnect_attempts`` (0: no more)."""
+        return 0.0
+
     # ------------------------------------------------------------------ helpers
+    @property
+    def timeouts(self) -> int:
+        """How many exchanges timed out so far (read it before waiting for :attr:`lock`)."""
+        return self._timeouts
+
+    def not_hung_meanwhile(self, command: str, seen: int) -> None:
+        """A query that waited for the connection while another thread's exchange on it timed
+        out fails at once: asking a hung instrument again would double the wait (a step and
+        the safety monitor sharing a chamber end one timeout after it hung, not two)."""
+        if self._timeouts != seen and self._stale:
+            raise InstrumentTimeout(
+                f"no answer: another exchange with it timed out ({self.timeout:g} s) while this one waited",
+                instrument=self.name, resource=self.resource, command=command,
+                hint="the instrument is hung, busy or disconnected; check it and its timeout in the fixture")
+
     def _ensure_open(self, command: str) -> None:
         if not self._open_ok:
             self.open()
@@ -191,6 +239,7 @@ class Transport(ABC):
             raise
         except TimeoutError as err:
             self._stale = True
+            self._timeouts += 1
             self._log("error", f"timeout after {self.timeout:g} s: {err}")
             raise InstrumentTimeout(
                 f"no answer within {self.timeout:g} s",
@@ -226,7 +275,7 @@ class Transport(ABC):
                 instrument=self.name,
                 resource=self.resource,
                 command=command,
-                hint="check the cable/network; after a reconnect no command is replayed and no output is re-enabled",
+                hint=self.disconnect_hint,
             ) from None
 
     def _log(self, kind: str, text: str, **extra: Any) -> None:

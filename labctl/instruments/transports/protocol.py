@@ -65,6 +65,9 @@ class ProtocolTransport(Transport):
         self.sent.append(command)
         return str(self._next(command, want_reply=True))
 
+    def _pending(self) -> bool:
+        return self.index < len(self.pairs) and self.pairs[self.index][0] is None
+
     def _read(self) -> str:
         return str(self._next(None, want_reply=True))
 

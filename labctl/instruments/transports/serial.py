@@ -1,4 +1,10 @@
-"""Serial transport over pyserial (device paths such as /dev/ttyUSB0, COM3, or a pty)."""
+"""Serial transport over pyserial (device paths such as /dev/ttyUSB0, COM3, or a pty).
+
+Every I/O failure of the port (pyserial's ``SerialException``, ``OSError`` and the
+``termios.error`` a vanished tty raises on flush) is a dropped link: the base class then
+reconnects. A USB-serial adapter or pty that drops comes back under the same path after a
+moment, so reconnect attempts go on for up to the instrument's timeout.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,16 @@ from typing import Any
 
 from labctl.instruments.transports.base import Transport
 
+try:
+    from termios import error as _TtyError
+except ImportError:  # Windows: no termios
+    _TtyError = OSError
+
 
 class SerialTransport(Transport):
     kind = "serial"
+    disconnect_hint = ("check the serial cable/USB adapter and that the device path exists (or that the simulated "
+                       "lab runs); after a reconnect no command is replayed and no output is re-enabled")
 
     def __init__(self, resource: str, **kw: Any) -> None:
         super().__init__(resource, **kw)
@@ -31,11 +44,17 @@ class SerialTransport(Transport):
                 write_timeout=self.timeout,
                 exclusive=bool(opts.get("exclusive", False)) or None,
             )
-        except (serial.SerialException, ValueError, OSError) as err:
+        except (serial.SerialException, ValueError, OSError, _TtyError) as err:
             if getattr(err, "errno", None) == errno.ENOENT:
                 raise ConnectionError("no such serial device (is the cable plugged in / the simulated lab running?)") from None
             raise ConnectionError(str(err)) from None
-        self._port.reset_input_buffer()
+        try:
+            self._port.reset_input_buffer()
+        except (serial.SerialException, OSError, _TtyError) as err:
+            raise ConnectionError(_reason(err)) from None
+
+    def _reconnect_window(self) -> float:
+        return self.timeout
 
     def _close(self) -> None:
         port, self._port = self._port, None
@@ -50,8 +69,8 @@ class SerialTransport(Transport):
             self._port.flush()
         except serial.SerialTimeoutException as err:
             raise TimeoutError(str(err)) from None
-        except (serial.SerialException, OSError) as err:
-            raise ConnectionError(str(err)) from None
+        except (serial.SerialException, OSError, _TtyError) as err:
+            raise ConnectionError(_reason(err)) from None
 
     def _read(self) -> str:
         import serial
@@ -65,10 +84,31 @@ class SerialTransport(Transport):
                 buf += chunk
                 if buf.endswith(term):
                     return buf[: -len(term)].decode(errors="replace").rstrip("\r")
-        except (serial.SerialException, OSError) as err:
-            raise ConnectionError(str(err)) from None
+        except (serial.SerialException, OSError, _TtyError) as err:
+            raise ConnectionError(_reason(err)) from None
         raise TimeoutError(f"no complete line (got {bytes(buf)!r})")
 
+    def _pending(self) -> bool:
+        import serial
+
+        try:
+            return self._port is not None and self._port.in_waiting > 0
+        except (serial.SerialException, _TtyError) as err:
+            raise ConnectionError(_reason(err)) from None
+
     def _flush_input(self) -> None:
+        import serial
+
         if self._port is not None:
-            self._port.reset_input_buffer()
+            try:
+                self._port.reset_input_buffer()
+            except (serial.SerialException, OSError, _TtyError) as err:
+                raise ConnectionError(_reason(err)) from None
+
+
+def _reason(err: BaseException) -> str:
+    """``(5, 'Input/output error')`` as ``input/output error (errno 5)``."""
+    args = getattr(err, "args", ())
+    if len(args) == 2 and isinstance(args[0], int):
+        return f"{str(args[1]).lower()} (errno {args[0]}): the serial device went away"
+    return str(err) or type(err).__name__

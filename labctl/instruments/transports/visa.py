@@ -106,6 +106,18 @@ class VisaTransport(Transport):
         finally:
             sock.setblocking(True)
 
+    def _pending(self) -> bool:
+        session = self._session()
+        if session is not None and getattr(session, "_pending_buffer", None):
+            return True
+        sock = self._socket()
+        if sock is None:
+            return False
+        try:
+            return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except (BlockingIOError, InterruptedError):
+            return False
+
     # pyvisa-py internals, used only when present (other backends simply skip these checks).
     def _session(self) -> Any:
         if self._inst is None:

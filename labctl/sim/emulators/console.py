@@ -72,7 +72,7 @@ class AccelConsole(LineInstrument):
     def cmd_help(self, args: list[str]) -> list[str]:
         return [
             "id | fw | sensors | power-good | link status | link retrain",
-            "prbs start [7|9|15|23|31] | prbs stop | prbs count",
+            "prbs start [7|9|15|23|31] | prbs stop | prbs status | prbs count",
             "load | load idle | load stress <percent> | perf | reset | *IDN?",
         ]
 
@@ -152,6 +152,9 @@ class AccelConsole(LineInstrument):
         self.checking = False
         return []
 
+    def cmd_prbs_status(self, args: list[str]) -> list[str]:
+        return [f"prbs {'running' if self.checking else 'stopped'}"]
+
     def cmd_prbs_count(self, args: list[str]) -> list[str]:
         return [f"lane {i + 1} bits {round(self.rx_bits[i])} errors {self.rx_errors[i]}" for i in range(K.LANES)]
 
@@ -208,4 +211,5 @@ TWO_WORD: dict[tuple[str, str], Handler] = {
     ("prbs", "start"): AccelConsole.cmd_prbs_start,
     ("prbs", "stop"): AccelConsole.cmd_prbs_stop,
     ("prbs", "count"): AccelConsole.cmd_prbs_count,
+    ("prbs", "status"): AccelConsole.cmd_prbs_status,
 }

@@ -1,12 +1,17 @@
 """Keysight E36312A triple-output DC power supply (CH1 6 V/5 A, CH2-3 25 V/1 A).
 
-CH1 feeds the board's VIN; CH2 and CH3 are open. CV/CC behaviour, OVP and OCP trips.
+CH1 feeds the board's VIN; CH2 and CH3 are open. CV/CC behaviour, OVP and OCP trips as the
+manual has them: a trip turns the output off (``OUTP?`` reads 0, ``…:PROT:TRIP?`` 1); an output
+cannot be switched on while tripped; ``OUTP:PROT:CLE`` clears the trip once its cause is gone
+and the output stays off until switched on again. OCP trips when the output would go into
+constant current (CH1 from the board's draw, CH2/CH3 from their load resistors).
 """
 
 from __future__ import annotations
 
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument
+from labctl.sim.physics.bench import Bench
 from labctl.sim.physics.supply import PsuChannel
 from labctl.sim.scpi import Call, ScpiError, scpi
 from labctl.sim.scpi.values import nr3, parse_choice
@@ -53,6 +58,21 @@ class E36312A(BenchInstrument):
     def _check_ovp(self, ch: PsuChannel) -> None:
         if ch.on and abs(ch.v_set) > ch.ovp_level:
             ch.ovp_tripped = True
+        if ch.ovp_tripped or ch.ocp_tripped:
+            ch.on = False  # a trip turns the output off; it stays off until cleared and switched on
+
+    def sync(self) -> Bench:
+        bench = super().sync()
+        tripped = False
+        for ch in bench.psu.values():
+            if ch.ocp_enabled and ch.sourcing and ch.cc_mode:
+                ch.ocp_tripped = True
+            if ch.on and (ch.ovp_tripped or ch.ocp_tripped):
+                ch.on = False
+                tripped = True
+        if tripped:
+            bench.update()  # solve again with the tripped outputs off
+        return bench
 
     # -- channel selection ------------------------------------------------------------------
     @scpi("INSTrument[:SELect]")
@@ -156,7 +176,7 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             for ch in self._channels(call):
                 ch.ocp_enabled = call.boolean(0)
-            self.sync()
+            self.sync()  # an output already in constant current trips at once
 
     @scpi("[SOURce:]CURRent:PROTection:STATe?")
     def ocp_q(self, call: Call) -> str:
@@ -172,9 +192,9 @@ class E36312A(BenchInstrument):
     def prot_clear(self, call: Call) -> None:
         with self.bench.lock:
             for ch in self._channels(call):
-                ch.ovp_tripped = ch.ocp_tripped = False
-                if abs(ch.v_set) > ch.ovp_level:
-                    ch.on = False
+                ch.ocp_tripped = False
+                ch.ovp_tripped = abs(ch.v_set) > ch.ovp_level  # the cause must be removed first
+                ch.on = False
             self.sync()
 
     # -- output -------------------------------------------------------------------------

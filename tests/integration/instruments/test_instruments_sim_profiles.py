@@ -53,7 +53,7 @@ def test_power_supply_drives_the_board(station):
     assert psu.measure_voltage("1") == pytest.approx(5.0, abs=0.1)
     assert 0.5 < psu.measure_current("1") < 2.0  # the idle board draws about 1 A
     assert psu.drain_errors() == []
-    assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)"]
+    assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)", "output = OFF on channels 1,2,3 (read back)"]
     assert psu.output("1") is False
 
 
@@ -133,7 +133,7 @@ def test_dut_console(station, lab):
     dut.prbs_start("PRBS31")
     counters = wait_for(lambda: (c := dut.prbs_counters()) and c["1"].bits > 0 and c, 10, "PRBS bits counted")
     assert set(counters) == {str(n) for n in range(1, 9)}
-    assert dut.safe_state() == ["prbs stop", "load idle"]
+    assert dut.safe_state() == ["prbs stop", "prbs_state = stopped (read back)", "load idle", "load = 0 (read back)"]
     assert dut.load() == 0.0
 
 

@@ -23,15 +23,27 @@ def test_keysight_e36312a_power_supply():
     pairs = [
         ("VOLT 5,(@1)", None),
         ("CURR 2.5,(@1)", None),
+        # protection first, from the setpoints: OVP 5 V x 1.1 + 0.2 V, OCP on at the limit
+        ("VOLT? (@1)", "+5.00000000E+00"),
+        ("VOLT:PROT 5.7,(@1)", None),
+        ("VOLT:PROT? (@1)", "+5.70000000E+00"),
+        ("CURR:PROT:STAT 1,(@1)", None),
+        ("CURR:PROT:STAT? (@1)", "1"),
+        ("CURR? (@1)", "+2.50000000E+00"),
         ("OUTP 1,(@1)", None),
         ("VOLT? (@1)", "+5.00000000E+00"),
         ("CURR? (@1)", "+2.50000000E+00"),
         ("OUTP? (@1)", "1"),
         ("MEAS:VOLT? (@1)", "+4.99870000E+00"),
         ("MEAS:CURR? (@1)", "+1.01200000E+00"),
+        ("VOLT:PROT:TRIP? (@1)", "0"),
+        ("CURR:PROT:TRIP? (@1)", "0"),
         ("OUTP 0,(@1)", None),
         ("OUTP 0,(@2)", None),
         ("OUTP 0,(@3)", None),
+        ("OUTP? (@1)", "0"),  # every output read back off
+        ("OUTP? (@2)", "0"),
+        ("OUTP? (@3)", "0"),
         ("SYST:ERR?", '-222,"Data out of range"'),
         ("SYST:ERR?", '+0,"No error"'),
     ]
@@ -45,8 +57,9 @@ def test_keysight_e36312a_power_supply():
         assert psu.output("1") is True
         assert psu.measure_voltage("1") == pytest.approx(4.9987)
         assert psu.measure_current("1") == pytest.approx(1.012)
-        assert psu.protection_tripped("1") is None
-        assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)"]
+        assert psu.protection_tripped("1") is False
+        assert psu.protection("1") == {"ovp_level": 5.7, "ocp_enabled": True, "current_limit": 2.5}
+        assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)", "output = OFF on channels 1,2,3 (read back)"]
         errors = psu.drain_errors()
         assert [(e.code, e.message) for e in errors] == [(-222, "Data out of range")]
 
@@ -70,6 +83,7 @@ def test_keysight_e3631a_selects_output_and_sends_remote_at_open():
         ("INST:SEL P6V;:VOLT?", "+5.00000000E+00"),
         ("OUTP?", "1"),
         ("OUTP 0", None),
+        ("OUTP?", "0"),
     ]
     with expected_protocol("keysight-e3631a", pairs) as psu:
         psu.set_voltage("P25V", 12)
@@ -80,7 +94,7 @@ def test_keysight_e3631a_selects_output_and_sends_remote_at_open():
         assert psu.measure_current("P6V") == pytest.approx(0.1)
         assert psu.voltage("P6V") == 5.0
         assert psu.output("P25V") is True
-        assert psu.safe_state() == ["OUTP 0"]
+        assert psu.safe_state() == ["OUTP 0", "output = OFF (read back)"]
         with pytest.raises(RangeError):
             psu.set_voltage("N25V", 5)
 
@@ -98,6 +112,9 @@ def test_rigol_dp832_power_supply():
         (":INST:NSEL 1;:OUTP:STAT OFF", None),
         (":INST:NSEL 2;:OUTP:STAT OFF", None),
         (":INST:NSEL 3;:OUTP:STAT OFF", None),
+        (":INST:NSEL 1;:OUTP:STAT?", "OFF"),
+        (":INST:NSEL 2;:OUTP:STAT?", "OFF"),
+        (":INST:NSEL 3;:OUTP:STAT?", "OFF"),
     ]
     with expected_protocol("rigol-dp832", pairs) as psu:
         psu.set_voltage("3", 3.3)
@@ -125,6 +142,7 @@ def test_keysight_34465a_multimeter():
         ("SAMP:COUN 3", None),
         ("READ?", "+7.5E-01,+7.51E-01,+7.49E-01"),
         ("ABOR", None),
+        ("*OPC?", "1"),
     ]
     with expected_protocol("keysight-34465a", pairs) as dmm:
         assert dmm.measure() == pytest.approx(0.750123)
@@ -137,7 +155,7 @@ def test_keysight_34465a_multimeter():
         dmm.set_nplc(10)
         dmm.set_sample_count(3)
         assert dmm.read() == pytest.approx([0.75, 0.751, 0.749])
-        assert dmm.safe_state() == ["ABOR"]
+        assert dmm.safe_state() == ["ABOR", "operation_complete = ON (read back)"]
 
 
 def test_keysight_34461a_extends_34465a():
@@ -161,6 +179,7 @@ def test_keysight_daq970a_scanner():
         ("MEAS:TEMP? TC,J,(@105)", "+9.90000000E+37"),
         ("ROUT:SCAN?", "#214(@101,102,103)"),
         ("ABOR", None),
+        ("*OPC?", "1"),
     ]
     with expected_protocol("keysight-daq970a", pairs) as daq:
         daq.configure_thermocouple(["(@101)", "102"], "J")
@@ -185,6 +204,7 @@ def test_keysight_el34143a_load():
         ("MEAS:CURR?", "+2.00000000E+00"),
         ("MEAS:POW?", "+6.56000000E+00"),
         ("INP 0", None),
+        ("INP?", "0"),
     ]
     with expected_protocol("keysight-el34143a", pairs) as load:
         load.set_mode("cc")
@@ -195,7 +215,7 @@ def test_keysight_el34143a_load():
         assert load.measure_voltage() == 3.28
         assert load.measure_current() == 2.0
         assert load.measure_power() == 6.56
-        assert load.safe_state() == ["INP 0"]
+        assert load.safe_state() == ["INP 0", "input = OFF (read back)"]
         with pytest.raises(RangeError):
             load.set_level(100, "CC")
 
@@ -222,6 +242,7 @@ def test_intest_ats545_chamber():
         ("EROR?", "8"),
         ("SETN 0", None),
         ("SETP 25.0", None),
+        ("SETP?", "25.0"),
     ]
     with expected_protocol("intest-ats545", pairs) as chamber:
         chamber.set_setpoint(85)
@@ -236,11 +257,11 @@ def test_intest_ats545_chamber():
                           "dynamic_setpoint": 85.0, "dut_temperature": 86.1, "error_word": 0}
         errors = chamber.drain_errors()
         assert [e.message for e in errors] == ["command error (unknown mnemonic or bad number)", "low flow"]
-        assert chamber.safe_state() == ["SETN 0", "SETP 25.0"]
+        assert chamber.safe_state() == ["SETN 0", "SETP 25.0", "setpoint = 25 (read back)"]
 
 
 def test_ats545_safe_state_uses_the_fixture_ambient():
-    with expected_protocol("intest-ats545", [("%RM", None), ("SETN 0", None), ("SETP 22.5", None)],
+    with expected_protocol("intest-ats545", [("%RM", None), ("SETN 0", None), ("SETP 22.5", None), ("SETP?", "22.5")],
                            options={"ambient": 22.5}) as chamber:
         assert chamber.ambient == 22.5
         chamber.safe_state()
@@ -265,6 +286,7 @@ def test_anritsu_mp1900a_link_tester():
         (':MOD:ID 1;:CALC:DATA:EAL? "CURRent:ER:TOTal"', "9.9100E+37"),
         (":SENS:MEAS:ALL:STOP", None),
         (":SENS:MEAS:ALL:STOP", None),
+        *[(f":MOD:ID {lane};:SENS:MEAS:EAL:STAT?", "0") for lane in range(1, 9)],
     ]
     with expected_protocol("anritsu-mp1900a", pairs) as bert:
         assert len(bert.lanes) == 8
@@ -295,7 +317,9 @@ def test_accel_console():
         ("load", "load 40 %"), (None, "OK"),
         ("perf", "ops 123456789012 count"), (None, "throughput 45.6 TOPS"), (None, "OK"),
         ("prbs stop", "OK"),
+        ("prbs status", "prbs stopped"), (None, "OK"),
         ("load idle", "OK"),
+        ("load", "load 0 %"), (None, "OK"),
     ]
     with expected_protocol("accel-console", pairs) as dut:
         assert dut.identify() == {"serial": "SIM-GOLD-0001", "board": "ACCEL-SIM-X1", "rev": "B"}
@@ -311,7 +335,7 @@ def test_accel_console():
         dut.set_load(40)
         assert dut.load() == 40.0
         assert dut.perf() == {"ops": 123456789012.0, "throughput": 45.6}
-        assert dut.safe_state() == ["prbs stop", "load idle"]
+        assert dut.safe_state() == ["prbs stop", "prbs_state = stopped (read back)", "load idle", "load = 0 (read back)"]
 
 
 def test_console_err_line_raises_with_the_message():
@@ -352,13 +376,36 @@ def test_every_shipped_profile_has_a_protocol_test():
 
 def test_keysight_e36313a_extends_e36312a_with_wider_current_ranges():
     pairs = [("CURR 8,(@1)", None), ("CURR 2,(@3)", None), ("OUTP 0,(@1)", None), ("OUTP 0,(@2)", None),
-             ("OUTP 0,(@3)", None)]
+             ("OUTP 0,(@3)", None), ("OUTP? (@1)", "0"), ("OUTP? (@2)", "0"), ("OUTP? (@3)", "0")]
     with expected_protocol("keysight-e36313a", pairs) as psu:
         psu.set_current_limit("1", 8)  # beyond the E36312A's 5 A
         psu.set_current_limit("3", 2)
         with pytest.raises(RangeError):
             psu.set_current_limit("2", 3)
         psu.safe_state()
+
+
+OFF_WRITES = [("OUTP 0,(@1)", None), ("OUTP 0,(@2)", None), ("OUTP 0,(@3)", None)]
+
+
+def test_a_safe_state_read_back_showing_an_output_on_is_a_wrong_state():
+    from labctl.instruments.driver import SafeStateUnconfirmed
+
+    pairs = [*OFF_WRITES, ("OUTP? (@1)", "0"), ("OUTP? (@2)", "1"), ("OUTP? (@3)", "0")]
+    with expected_protocol("keysight-e36312a", pairs) as psu:
+        with pytest.raises(SafeStateUnconfirmed, match=r"channel 2 output reads ON, expected OFF") as err:
+            psu.safe_state()
+    assert err.value.wrong is True
+
+
+def test_a_safe_state_read_back_of_garbage_cannot_confirm_and_shows_the_reply():
+    from labctl.instruments.driver import SafeStateUnconfirmed
+
+    pairs = [*OFF_WRITES, ("OUTP? (@1)", "0"), ("OUTP? (@2)", "9.9E37junk"), ("OUTP? (@3)", "0")]
+    with expected_protocol("keysight-e36312a", pairs) as psu:
+        with pytest.raises(SafeStateUnconfirmed, match=r"channel 2 output could not be read back .*9.9E37junk") as err:
+            psu.safe_state()
+    assert err.value.wrong is False
 
 
 def test_keysight_34972a_extends_daq970a():
@@ -383,10 +430,20 @@ def test_console_reply_that_never_ends_is_a_timeout():
 
 
 def test_safe_state_tries_every_channel_even_after_a_failure():
-    from labctl.errors import InstrumentTimeout
+    from labctl.instruments.driver import SafeStateUnconfirmed
 
-    pairs = [("OUTP 0,(@1)", None), ("OUTP 0,(@2)", TimeoutError), ("OUTP 0,(@3)", None)]
+    pairs = [("OUTP 0,(@1)", None), ("OUTP 0,(@2)", TimeoutError), ("OUTP 0,(@3)", None),
+             ("OUTP? (@1)", "0"), ("OUTP? (@2)", "1"), ("OUTP? (@3)", "0")]
     with expected_protocol("keysight-e36312a", pairs) as psu:
-        with pytest.raises(InstrumentTimeout, match=r"safe state incomplete: 'OUTP 0,\(@2\)' failed") as info:
+        with pytest.raises(SafeStateUnconfirmed, match=r"channel 2 output reads ON, expected OFF; "
+                                                      r"'OUTP 0,\(@2\)' failed: no answer") as info:
             psu.safe_state()
-        assert "OUTP 0,(@3)" in str(info.value), "channel 3 was still switched off"
+        assert "OUTP 0,(@3)" in info.value.done, "channel 3 was still switched off"
+
+
+def test_a_failed_safe_state_command_whose_state_reads_back_right_is_confirmed():
+    pairs = [("OUTP 0,(@1)", None), ("OUTP 0,(@2)", TimeoutError), ("OUTP 0,(@3)", None),
+             ("OUTP? (@1)", "0"), ("OUTP? (@2)", "0"), ("OUTP? (@3)", "0")]
+    with expected_protocol("keysight-e36312a", pairs) as psu:
+        done = psu.safe_state()
+    assert "but the read-back confirms the state" in " ".join(done)
