@@ -31,7 +31,7 @@ def test_interlock_trip_during_a_long_read_makes_the_bench_safe_at_once(slow_daq
     lab = slow_daq_lab
     run = RunProcess("run", PLAN, "--fixture", str(lab.fixture), "--db", str(tmp_path / "results.db"), "--json")
     run.wait_for('"step_id": "settle"', timeout=90)
-    res = run_labctl("sim", "inject", "slow_reply", "role=daq", f"delay={READ_SECONDS}", "--fixture", str(lab.fixture))
+    res = run_labctl("sim", "inject", "slow_reply", "role=daq", f"delay={READ_SECONDS}", "count=1", "--fixture", str(lab.fixture))
     assert res.returncode == 0, res.stdout + res.stderr
     run.wait_for('"step_id": "rails"', timeout=60)  # now blocked in the DAQ read
     started = time.monotonic()
