@@ -125,7 +125,9 @@ def test_an_inrush_limit_passes_golden_and_fails_a_board_without_soft_start(labc
     # lasts ≈ 0.2 s of wall time, so the supply's readings (one per round trip) see it as a real
     # bench's fast current probe would, even on a busy machine
     fixture = isolated_fixture(tmp_path, time_scale=1 / 30, duts={INRUSH_DUT: {"faults": ["no_soft_start"]}})
-    plan = _plan(tmp_path, "inrush", [{**POWER_ON, "args": {**POWER_ON["args"], "settle": "40 ms"}}])
+    # OCP off to see the inrush itself (with it on, the supply protects the board: asserted below)
+    plan = _plan(tmp_path, "inrush", [{**POWER_ON, "args": {**POWER_ON["args"], "settle": "40 ms", "ocp": False}}])
+    protected = _plan(tmp_path, "inrush-ocp", [{**POWER_ON, "args": {**POWER_ON["args"], "settle": "40 ms"}}])
     with served_lab(fixture):
         res, ended = _run(labctl, tmp_path, plan, fixture, "SIM-GOLD-0001")
         assert res.returncode == 0, res.stdout + res.stderr
@@ -135,6 +137,11 @@ def test_an_inrush_limit_passes_golden_and_fails_a_board_without_soft_start(labc
         assert "no_soft_start" in state.stdout, state.stdout + state.stderr
         time.sleep(0.5)  # the safe state switched the output off: let VIN at the board fall (15 ms simulated)
         res, ended = _run(labctl, tmp_path, plan, fixture, INRUSH_DUT)
+        assert res.returncode == 1, res.stdout + res.stderr
+        outcome, message = ended["power_on"]
+        assert outcome == "FAIL" and "inrush_peak 5" in message, message
+        time.sleep(0.5)
+        res, ended = _run(labctl, tmp_path, protected, fixture, INRUSH_DUT)
     assert res.returncode == 1, res.stdout + res.stderr
     outcome, message = ended["power_on"]
-    assert outcome == "FAIL" and "inrush_peak 5" in message, message
+    assert outcome == "FAIL" and "protection tripped" in message, message
