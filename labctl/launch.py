@@ -30,7 +30,7 @@ class RunRequest:
     preflight: bool = True
     operator: str | None = None
     run_id: str | None = None
-    finished_steps: frozenset[str] = frozenset()
+    finished_steps: dict[str, str] = field(default_factory=dict)  # resume: step key -> earlier outcome
     resumed_from: str | None = None
     use_store: bool = True
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
@@ -151,7 +151,9 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             shown = len(notes)
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
+            made_safe = _bench_safe(station, say)  # before anything else, even with --no-preflight
             identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
+            warnings = [*made_safe, *warnings]
             reported = _dut_serial(station, fixture)
             if req.dut and reported and reported != req.dut:
                 raise InstrumentError(f"the board on station {fixture.station} reports serial {reported}, not {req.dut}",
@@ -215,6 +217,18 @@ def _dut_serial(station: Any, fixture: Any) -> str | None:
     except (LabctlError, AttributeError):
         return None
     return ident.get("serial") if isinstance(ident, dict) else None
+
+
+def _bench_safe(station: Any, say: Callable[[str], None]) -> list[str]:
+    """A bench left live by a dead run (supply output or load input on, chamber away from its
+    safe setpoint) is made safe before the run starts, each action read back; the lines are
+    printed and kept in the run's log. Raises (the run is refused) when it cannot be done."""
+    from labctl.instruments.preflight import make_bench_safe
+
+    lines = [f"pre-flight: {a}" for a in make_bench_safe(station)]
+    for line in lines:
+        say(line)
+    return lines
 
 
 def _preflight(fixture: Any, station: Any, say: Callable[[str], None],

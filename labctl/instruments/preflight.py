@@ -144,3 +144,71 @@ def _short(err: InstrumentError) -> str:
     if err.command:
         text += f" (command {err.command!r})"
     return text
+
+
+# ------------------------------------------------------------------------------------------
+# a bench left live by a dead run
+
+#: a chamber setpoint further than this from its safe (ambient) setpoint is "away from it"
+SETPOINT_TOLERANCE_C = 0.5
+
+
+def make_bench_safe(station: Station) -> list[str]:
+    """Read every supply output, load input and chamber setpoint through the role interfaces;
+    switch off what is on and bring a chamber back to its safe (ambient) setpoint, each read
+    back. Returns one line per action (for the run's record; empty for a bench that was safe).
+    Raises :class:`InstrumentError` naming the role when something cannot be read or made
+    safe: a run must not start on a bench that may still be live."""
+    actions: list[str] = []
+    for name in station.names:
+        kinds = station.entry(name).profile.roles
+        try:
+            if "power_supply" in kinds:
+                actions += _supply_off(name, station.role(name, "power_supply"))
+            if "electronic_load" in kinds:
+                actions += _load_off(name, station.role(name, "electronic_load"))
+            if "thermal_chamber" in kinds:
+                actions += _chamber_safe(name, station.role(name, "thermal_chamber"))
+        except LabctlError as err:
+            raise InstrumentError(
+                f"cannot confirm the bench is safe: {name}: {_reason(err)}", instrument=name,
+                hint=f"check {name} by hand (outputs off, chamber at ambient) and its connection, then start again",
+            ) from None
+    return actions
+
+
+def _supply_off(name: str, psu: Any) -> list[str]:
+    actions = []
+    for ch in psu.channels:
+        if not psu.output(ch):
+            continue
+        psu.set_output(ch, False)
+        if psu.output(ch):
+            raise InstrumentError(f"output {ch} is on and stays on after switching it off")
+        actions.append(f"{name}: output {ch} was on (left live by an earlier run): switched off, read back off")
+    return actions
+
+
+def _load_off(name: str, load: Any) -> list[str]:
+    if not load.input():
+        return []
+    load.set_input(False)
+    if load.input():
+        raise InstrumentError("the load input is on and stays on after switching it off")
+    return [f"{name}: load input was on (left live by an earlier run): switched off, read back off"]
+
+
+def _chamber_safe(name: str, chamber: Any) -> list[str]:
+    before, safe = float(chamber.setpoint()), float(chamber.ambient)
+    if abs(before - safe) <= SETPOINT_TOLERANCE_C:
+        return []
+    chamber.set_setpoint(safe)
+    after = float(chamber.setpoint())
+    if abs(after - safe) > SETPOINT_TOLERANCE_C:
+        raise InstrumentError(f"setpoint {before:g} degC reads {after:g} degC after setting it to {safe:g} degC")
+    return [f"{name}: setpoint was {before:g} degC (left by an earlier run): set to its safe {safe:g} degC, "
+            "read back"]
+
+
+def _reason(err: LabctlError) -> str:
+    return _short(err) if isinstance(err, InstrumentError) else str(err)
