@@ -1,0 +1,134 @@
+"""Promise: `labctl resume` after a `kill -9` gives the verdict an uninterrupted run would
+have given, whatever the dead run left behind: the simulated lab died with it (a fresh,
+unpowered bench), the bench was made safe by hand, or it was left live. No committed
+measurement is lost and none is recorded twice; the steps that establish the board's state
+are replayed (and recorded as replays) before the cut-off.
+
+Default: a seeded sample of kill points per bench state. Every step of the flagship in
+every bench state (87 kills, about 20 minutes):
+
+    LABCTL_FULL=1 .venv/bin/python -m pytest tests/reliability/test_resume_verdict.py -q
+
+``LABCTL_SEED=N`` draws another sample.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+from bench_support import (
+    FLAGSHIP,
+    FULL,
+    GOLDEN,
+    SEED,
+    RunProcess,
+    ServedLab,
+    bench_state,
+    flagship_keys,
+    make_safe_by_hand,
+    run_and_kill,
+    run_outcome,
+    step_rows,
+    stored_measurements,
+)
+
+from labctl.engine.replay import REPLAY_MESSAGE, REPLAY_TAG
+from labctl.sim.testing import isolated_fixture, served_lab
+
+BENCH = ("lab-died", "made-safe-by-hand", "left-live")
+KEYS = flagship_keys()
+
+
+def _cases() -> list[tuple[str, str]]:
+    if FULL:
+        return [(bench, key) for bench in BENCH for key in KEYS]
+    rng = random.Random(SEED)
+    return [(bench, key) for bench in BENCH for key in rng.sample(KEYS[1:], 2)]
+
+
+def _logical(key: str) -> str:
+    return key.rsplit("#", 1)[0]
+
+
+def _verdicts(db: str, run_id: str) -> dict[str, str]:
+    """Logical step -> outcome of its final attempt (setup and steps; replays are not final)."""
+    from labctl.store import open_store, query
+
+    store = open_store(db, mark_interrupted=False)
+    try:
+        rows = query.step_rows(store, run_id)
+    finally:
+        store.close()
+    return {_logical(r["step_key"]): r["outcome"] for r in rows if r["final"] and r["group"] != "teardown"}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The flagship on a golden board, not interrupted: the verdict to reproduce."""
+    tmp = tmp_path_factory.mktemp("reference")
+    fixture, db = isolated_fixture(tmp, time_scale=600), str(tmp / "r.db")
+    run = RunProcess("run", FLAGSHIP, "--fixture", str(fixture), "--dut", GOLDEN, "--db", db, "--json")
+    assert run.finish(timeout=300) == 0, run.output
+    run_id = json.loads(run.lines[-1])["run_id"]
+    final = Counter((_logical(k), n, lab) for k, n, lab in stored_measurements(db, run_id, final_only=True))
+    return _verdicts(db, run_id), final
+
+
+@pytest.mark.parametrize(("bench", "step"), _cases(), ids=[f"{b}-{k}" for b, k in _cases()])
+def test_resume_after_kill_gives_the_uninterrupted_verdict(tmp_path, uninterrupted, bench, step):
+    verdicts, final = uninterrupted
+    fixture, db = isolated_fixture(tmp_path, time_scale=600), str(tmp_path / "r.db")
+    rng = random.Random(f"{SEED}-{bench}-{step}")
+    with contextlib.ExitStack() as stack:
+        lab = None
+        if bench != "lab-died":  # else the run starts the simulated lab in its own process
+            lab = ServedLab(fixture, stack.enter_context(served_lab(fixture)))
+        killed = run_and_kill(fixture, db, step, rng)
+        if bench == "made-safe-by-hand":
+            make_safe_by_hand(lab)
+            state = bench_state(lab)
+            assert (state["psu.1"], state["load"], float(state["chamber.setpoint"])) == ("0", "0", 25.0), state
+
+        from labctl.store import open_store
+
+        open_store(db).close()  # any open of the store marks the dead run interrupted
+        assert run_outcome(db, killed.run_id) == "interrupted"
+        stored = Counter(stored_measurements(db, killed.run_id, final_only=False))
+        lost = [m for m in killed.committed if stored[m] < 1]
+        assert not lost, f"committed measurements lost after kill -9 in {step}: {lost[:5]}"
+
+        resumed = RunProcess("resume", killed.run_id, "--db", db, "--fixture", str(fixture))
+        rc = resumed.finish(timeout=300)
+        assert rc == 0, f"resume after kill -9 in {step} ({bench}):\n{resumed.output}"
+        assert "Traceback" not in resumed.output
+    assert run_outcome(db, killed.run_id) == "passed"
+
+    rows = stored_measurements(db, killed.run_id, final_only=False)
+    counted = Counter((_logical(k), n, lab) for k, n, lab in rows if not k.startswith("teardown/"))
+    duplicates = {m: n for m, n in counted.items() if n > 1}
+    assert not duplicates, f"measurements recorded twice: {list(duplicates)[:5]}"
+    assert all(Counter(stored_measurements(db, killed.run_id, final_only=False))[m] >= 1 for m in killed.committed)
+    got = Counter((_logical(k), n, lab) for k, n, lab in stored_measurements(db, killed.run_id, final_only=True))
+    assert got == final, f"final measurements differ from an uninterrupted run: {sorted(set(final) ^ set(got))[:5]}"
+    assert _verdicts(db, killed.run_id) == verdicts
+
+    # the steps that establish state before the cut-off were replayed, and recorded as replays
+    replays = {_logical(r["step_key"]): r for r in step_rows(db, killed.run_id) if REPLAY_TAG in (r["tags"] or "")}
+    before = KEYS[:KEYS.index(step)]
+    if "steps/power_on" in before:
+        assert "steps/power_on" in replays, sorted(replays)
+    corner = step.partition("@")[2]
+    if corner and f"steps/soak@{corner}" in before:
+        assert f"steps/soak@{corner}" in replays, sorted(replays)
+    assert all(r["session"] == 1 and r["outcome"] == "PASS" and r["message"].startswith(REPLAY_MESSAGE)
+               and r["n"] == 0 for r in replays.values()), [dict(r) for r in replays.values()]
+    assert not [k for k in replays if "@" in k and not k.endswith(f"@{corner}")], sorted(replays)
+    listed = subprocess.run([sys.executable, "-m", "labctl", "runs", "--db", db, "--format", "json"],
+                            capture_output=True, text=True, timeout=60)
+    assert [r["outcome"] for r in json.loads(listed.stdout)] == ["passed"]
