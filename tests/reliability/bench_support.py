@@ -42,11 +42,11 @@ class Killed:
     output: str = ""
 
 
-def run_and_kill(fixture: Path, db: str, step: str, rng: random.Random) -> Killed:
+def run_and_kill(fixture: Path, db: str, step: str, rng: random.Random, dut: str = GOLDEN) -> Killed:
     """`labctl run` of the flagship on a golden board, SIGKILLed a random moment after
     ``step`` started (so it is the cut-off). Measurements of steps whose end was printed
     are reported committed (the recorder commits a step before the line is printed)."""
-    run = RunProcess("run", FLAGSHIP, "--fixture", str(fixture), "--dut", GOLDEN, "--db", db, "--json")
+    run = RunProcess("run", FLAGSHIP, "--fixture", str(fixture), "--dut", dut, "--db", db, "--json")
     pending: dict[str, list[tuple[str, str, str]]] = {}
     killed = Killed("")
     while True:

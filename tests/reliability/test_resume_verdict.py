@@ -22,6 +22,7 @@ import sys
 from collections import Counter
 
 import pytest
+import yaml
 from bench_support import (
     FLAGSHIP,
     FULL,
@@ -132,3 +133,37 @@ def test_resume_after_kill_gives_the_uninterrupted_verdict(tmp_path, uninterrupt
     listed = subprocess.run([sys.executable, "-m", "labctl", "runs", "--db", db, "--format", "json"],
                             capture_output=True, text=True, timeout=60)
     assert [r["outcome"] for r in json.loads(listed.stdout)] == ["passed"]
+
+
+def test_resume_keeps_an_earlier_failure_in_the_verdict(tmp_path):
+    """A marginal board fails BER at the hot corner; killed after that, the resumed run fails
+    as the uninterrupted one does (the failure is kept, not forgotten)."""
+    fixture, db = isolated_fixture(tmp_path, time_scale=600), str(tmp_path / "r.db")
+    killed = run_and_kill(fixture, db, "steps/workload_idle@2", random.Random(3), dut="SIM-MARG-0003")
+    assert '"outcome": "FAIL"' in killed.output  # link_ber_hot@2 failed before the kill
+    resumed = RunProcess("resume", killed.run_id, "--db", db, "--fixture", str(fixture))
+    assert resumed.finish(timeout=300) == 1, resumed.output
+    assert run_outcome(db, killed.run_id) == "failed"
+    assert _verdicts(db, killed.run_id)["steps/link_ber_hot@2"] == "FAIL"
+
+
+def test_a_failing_replay_makes_the_resumed_run_error(tmp_path):
+    """The supply now refuses its voltage setting: replaying power_on fails, so the resumed
+    run errors (the steps after it are not run on a board that is not powered)."""
+    fixture, db = isolated_fixture(tmp_path, time_scale=600), str(tmp_path / "r.db")
+    with served_lab(fixture):
+        killed = run_and_kill(fixture, db, "steps/rails_loaded@0", random.Random(4))
+    data = yaml.safe_load(fixture.read_text())
+    data["sim"]["faults"] = [{"fault": "scpi_error", "role": "psu", "match": "VOLT"}]
+    fixture.write_text(yaml.safe_dump(data, sort_keys=False))
+    with served_lab(fixture):
+        resumed = RunProcess("resume", killed.run_id, "--db", db, "--fixture", str(fixture))
+        assert resumed.finish(timeout=300) == 2, resumed.output
+    assert run_outcome(db, killed.run_id) == "error"
+    rows = [r for r in step_rows(db, killed.run_id) if r["session"] == 1]
+    (replay,) = [r for r in rows if r["step_key"].startswith("steps/power_on#")]
+    assert replay["outcome"] == "ERROR" and replay["message"].startswith(REPLAY_MESSAGE), dict(replay)
+    assert REPLAY_TAG in replay["tags"]
+    cut = [r for r in rows if r["step_key"].startswith("steps/rails_loaded@0#")]
+    assert [r["outcome"] for r in cut] == ["SKIPPED"], [dict(r) for r in rows]
+    assert _verdicts(db, killed.run_id)["steps/power_on"] == "ERROR"
