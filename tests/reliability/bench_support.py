@@ -19,7 +19,7 @@ import serial
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "integration" / "engine"))  # RunProcess, ServedLab
 
-from engine_support import RunProcess, ServedLab  # noqa: E402
+from engine_support import RunProcess, ServedLab, stored_measurements  # noqa: E402, F401 (used by the tests)
 
 FLAGSHIP = "accelerator-evt.yaml"
 GOLDEN = "SIM-GOLD-0001"
@@ -100,18 +100,6 @@ def step_rows(db: str, run_id: str) -> list[sqlite3.Row]:
             "FROM steps s WHERE s.run_id = ? ORDER BY s.session, s.seq", (run_id,)).fetchall()
     finally:
         conn.close()
-
-
-def stored_measurements(db: str, run_id: str, *, final_only: bool) -> list[tuple[str, str, str]]:
-    """(step key, name, labels) of the run's stored measurements, through the query API."""
-    from labctl.store import open_store, query
-
-    store = open_store(db, mark_interrupted=False)
-    try:
-        df = query.measurements(store, run_id, final_only=final_only)
-    finally:
-        store.close()
-    return [(r.step_key, r.name, json.dumps(r.labels or {}, sort_keys=True)) for r in df.itertuples()]
 
 
 def run_outcome(db: str, run_id: str) -> str:
