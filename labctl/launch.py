@@ -151,7 +151,7 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
             shown = len(notes)
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
-            made_safe = _bench_safe(station, say)  # before anything else, even with --no-preflight
+            made_safe = _bench_safe(station, say, req.preflight)  # first, even with --no-preflight
             identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
             warnings = [*made_safe, *warnings]
             reported = _dut_serial(station, fixture)
@@ -219,15 +219,20 @@ def _dut_serial(station: Any, fixture: Any) -> str | None:
     return ident.get("serial") if isinstance(ident, dict) else None
 
 
-def _bench_safe(station: Any, say: Callable[[str], None]) -> list[str]:
+def _bench_safe(station: Any, say: Callable[[str], None], preflight: bool) -> list[str]:
     """A bench left live by a dead run (supply output or load input on, chamber away from its
     safe setpoint) is made safe before the run starts, each action read back; the lines are
-    printed and kept in the run's log. Raises (the run is refused) when it cannot be done."""
-    from labctl.instruments.preflight import make_bench_safe
+    printed and kept in the run's log. Raises (the run is refused) when it cannot be done; an
+    instrument that does not answer is left to the station pre-flight to report, or refuses
+    the run here without it."""
+    from labctl.instruments.preflight import make_bench_safe, unsafe
 
-    lines = [f"pre-flight: {a}" for a in make_bench_safe(station)]
+    done = make_bench_safe(station)
+    lines = [f"pre-flight: {a}" for a in done.actions]
     for line in lines:
         say(line)
+    if done.unreachable and not preflight:
+        raise unsafe("; ".join(done.unreachable))
     return lines
 
 

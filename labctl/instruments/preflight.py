@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from labctl.errors import InstrumentError, LabctlError
+from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout, LabctlError
 from labctl.instruments.sessionlog import SessionLog
 from labctl.instruments.station import Station, open_station
 
@@ -153,28 +153,43 @@ def _short(err: InstrumentError) -> str:
 SETPOINT_TOLERANCE_C = 0.5
 
 
-def make_bench_safe(station: Station) -> list[str]:
+@dataclass
+class BenchSafety:
+    """What :func:`make_bench_safe` did: one line per action (empty for a bench that was
+    safe), and one line per role that did not answer (its state is unknown)."""
+
+    actions: list[str] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)
+
+
+def make_bench_safe(station: Station) -> BenchSafety:
     """Read every supply output, load input and chamber setpoint through the role interfaces;
     switch off what is on and bring a chamber back to its safe (ambient) setpoint, each read
-    back. Returns one line per action (for the run's record; empty for a bench that was safe).
-    Raises :class:`InstrumentError` naming the role when something cannot be read or made
-    safe: a run must not start on a bench that may still be live."""
-    actions: list[str] = []
+    back. Raises :class:`InstrumentError` naming the role when an instrument answers but its
+    state cannot be read or made safe: a run must not start on a bench that may be live."""
+    done = BenchSafety()
     for name in station.names:
         kinds = station.entry(name).profile.roles
         try:
             if "power_supply" in kinds:
-                actions += _supply_off(name, station.role(name, "power_supply"))
+                done.actions += _supply_off(name, station.role(name, "power_supply"))
             if "electronic_load" in kinds:
-                actions += _load_off(name, station.role(name, "electronic_load"))
+                done.actions += _load_off(name, station.role(name, "electronic_load"))
             if "thermal_chamber" in kinds:
-                actions += _chamber_safe(name, station.role(name, "thermal_chamber"))
+                done.actions += _chamber_safe(name, station.role(name, "thermal_chamber"))
+        except (InstrumentDisconnected, InstrumentTimeout) as err:
+            done.unreachable.append(f"{name}: {_reason(err)}")
         except LabctlError as err:
-            raise InstrumentError(
-                f"cannot confirm the bench is safe: {name}: {_reason(err)}", instrument=name,
-                hint=f"check {name} by hand (outputs off, chamber at ambient) and its connection, then start again",
-            ) from None
-    return actions
+            raise unsafe(f"{name}: {_reason(err)}", name) from None
+    return done
+
+
+def unsafe(detail: str, role: str | None = None) -> InstrumentError:
+    """The error that refuses a run on a bench that may still be live."""
+    who = role or "each instrument"
+    return InstrumentError(f"cannot confirm the bench is safe: {detail}", instrument=role,
+                           hint=f"check {who} by hand (outputs off, chamber at ambient) and its connection, "
+                                "then start again")
 
 
 def _supply_off(name: str, psu: Any) -> list[str]:

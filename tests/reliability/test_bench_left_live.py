@@ -125,3 +125,17 @@ def test_resume_after_kill_makes_the_left_live_bench_safe_first(tmp_path):
     assert made_safe, resumed.output
     assert made_safe[0] in run_log(db, killed.run_id)
     assert run_outcome(db, killed.run_id) == "passed"
+
+
+def test_without_preflight_an_unreachable_bench_is_refused(tmp_path):
+    import yaml
+
+    fixture = isolated_fixture(tmp_path, time_scale=600)
+    data = yaml.safe_load(fixture.read_text())
+    data["sim"]["enabled"] = False  # a real bench whose instruments do not answer: their state is unknown
+    fixture.write_text(yaml.safe_dump(data))
+    run = RunProcess("run", "smoke.yaml", "--fixture", str(fixture), "--db", str(tmp_path / "r.db"), "--no-preflight")
+    assert run.finish(timeout=120) == 2, run.output
+    assert "error: cannot confirm the bench is safe: " in run.output, run.output
+    assert all(f"{role}: cannot open connection" in run.output for role in ("psu", "load", "chamber")), run.output
+    assert "Traceback" not in run.output
