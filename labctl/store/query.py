@@ -113,24 +113,26 @@ def find_run(store: Store, run_id: str) -> str:
 
 def _final_step() -> Any:
     """True for the latest finished attempt of each step (per run, group, step id, corner).
-    A passing replay on resume (labctl.engine.replay) only re-established state: it is never
-    final, and the attempt before it (with the measurements) stays final."""
+    A replay on resume (labctl.engine.replay) only re-establishes state: unless it failed or
+    errored (then it decides the step's verdict), it is never final, and the attempt before
+    it (with the measurements) stays final."""
     later = aliased(T.steps)
     return and_(
-        not_(_passing_replay(T.steps)),
+        not_(_replay_not_final(T.steps)),
         not_(select(literal(1)).where(
             later.c.run_id == T.steps.c.run_id, later.c.step_group == T.steps.c.step_group,
             later.c.step_id == T.steps.c.step_id,
             func.coalesce(later.c.corner_index, -1) == func.coalesce(T.steps.c.corner_index, -1),
-            later.c.outcome.is_not(None), later.c.outcome != "INTERRUPTED", not_(_passing_replay(later)),
+            later.c.outcome.is_not(None), later.c.outcome != "INTERRUPTED", not_(_replay_not_final(later)),
             or_(later.c.session > T.steps.c.session,
                 and_(later.c.session == T.steps.c.session, later.c.seq > T.steps.c.seq)),
         ).exists()),
     )
 
 
-def _passing_replay(table: Any) -> Any:
-    return and_(table.c.outcome == "PASS", table.c.message.startswith(REPLAY_MESSAGE, autoescape=True))
+def _replay_not_final(table: Any) -> Any:
+    return and_(table.c.outcome.in_(("PASS", "SKIPPED", "ABORTED")),
+                table.c.message.startswith(REPLAY_MESSAGE, autoescape=True))
 
 
 _STEP_IDENTITY = (
