@@ -120,11 +120,16 @@ def test_resume_after_kill_gives_the_uninterrupted_verdict(tmp_path, uninterrupt
     assert _verdicts(db, killed.run_id) == verdicts
 
     # the steps that establish state before the cut-off were replayed, and recorded as replays
-    replays = {_logical(r["step_key"]): r for r in step_rows(db, killed.run_id) if REPLAY_TAG in (r["tags"] or "")}
-    before = KEYS[:KEYS.index(step)]
+    rows = step_rows(db, killed.run_id)
+    replays = {_logical(r["step_key"]): r for r in rows if REPLAY_TAG in (r["tags"] or "")}
+    # the cut-off: the first step the killed session did not finish (a short step may have
+    # ended, and the next begun, before the kill landed)
+    done = {_logical(r["step_key"]) for r in rows if r["session"] == 0 and r["outcome"] is not None}
+    cut = next(k for k in KEYS if k not in done)
+    before = KEYS[:KEYS.index(cut)]
     if "steps/power_on" in before:
         assert "steps/power_on" in replays, sorted(replays)
-    corner = step.partition("@")[2]
+    corner = cut.partition("@")[2]
     if corner and f"steps/soak@{corner}" in before:
         assert f"steps/soak@{corner}" in replays, sorted(replays)
     assert all(r["session"] == 1 and r["outcome"] == "PASS" and r["message"].startswith(REPLAY_MESSAGE)
