@@ -5,7 +5,8 @@ the dead process left in any state (made safe by hand, or a simulated lab that d
 it). So before the *cut-off* (the first step, in run order, that did not finish), every
 finished step that **establishes state** (power-up, sequencing, ``set``, link training, a
 chamber setpoint or soak, a workload) is *replayed*, in order; every other finished step is
-*kept* (its measurements stay as recorded, it is not run again). Corners: when the cut-off
+*kept* (its measurements stay as recorded, it is not run again). A run cut off in teardown
+replays nothing: only teardown and the safe state run again. Corners: when the cut-off
 lies in corner k (or after it), only the state steps of corner k are replayed, with those
 of setup and of the steps that run once.
 
@@ -35,7 +36,9 @@ def resume_actions(planned: Sequence[Any], finished: Mapping[str, str], loaded: 
     if not finished:
         return {}
     keys = [f"{ps.group}/{ps.key}" for ps in planned]
-    cut = next((i for i, k in enumerate(keys) if k not in finished), len(keys))
+    cut = next((i for i, k in enumerate(keys) if k not in finished), None)
+    if cut is None:  # cut off in teardown: only teardown runs again, no state to re-establish
+        return dict.fromkeys(keys, KEEP)
     before = planned[:cut]
     corner = _replay_corner(planned, cut)
     actions: dict[str, str] = {}

@@ -60,7 +60,9 @@ def run_and_kill(fixture: Path, db: str, step: str, rng: random.Random, dut: str
         elif event["event"] == "StepStarted" and event["step_key"] == f"{step}#1":
             break
         assert event["event"] != "RunEnded", f"the run ended before {step} started:\n{run.output}"
-    time.sleep(rng.uniform(0.0, 0.05))  # up to 30 s of simulated time into the step
+    # up to 12 s of simulated time into the step (the last step, teardown and the safe state
+    # take about 30 s: the kill lands before the run ends)
+    time.sleep(rng.uniform(0.0, 0.02))
     run.proc.send_signal(signal.SIGKILL)
     run.proc.wait(timeout=30)
     killed.output = run.output

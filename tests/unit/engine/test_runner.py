@@ -471,6 +471,8 @@ def test_resume_skip_keeps_a_state_step_and_replays_only_the_cut_off_corner(tmp_
     actions = resume_actions(planned, dict.fromkeys(keys[:cut], "PASS"), loaded)
     assert sorted(k for k, a in actions.items() if a == REPLAY) == ["steps/air@1", "steps/idle"]
     assert set(actions) == set(keys[:cut])  # every finished step is kept or replayed
+    # cut off in teardown: nothing to re-establish, every step kept
+    assert set(resume_actions(planned, dict.fromkeys(keys, "PASS"), loaded).values()) == {"keep"}
 
 
 def test_a_bad_resume_value_is_reported_at_its_position(tmp_path):
