@@ -5,7 +5,7 @@ measurement is lost and none is recorded twice; the steps that establish the boa
 are replayed (and recorded as replays) before the cut-off.
 
 Default: a seeded sample of kill points per bench state. Every step of the flagship in
-every bench state (87 kills, about 20 minutes):
+every bench state (87 kills, about 18 minutes):
 
     LABCTL_FULL=1 .venv/bin/python -m pytest tests/reliability/test_resume_verdict.py -q
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -100,6 +101,8 @@ def test_resume_after_kill_gives_the_uninterrupted_verdict(tmp_path, uninterrupt
 
         open_store(db).close()  # any open of the store marks the dead run interrupted
         assert run_outcome(db, killed.run_id) == "interrupted"
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         stored = Counter(stored_measurements(db, killed.run_id, final_only=False))
         lost = [m for m in killed.committed if stored[m] < 1]
         assert not lost, f"committed measurements lost after kill -9 in {step}: {lost[:5]}"
