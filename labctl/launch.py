@@ -29,7 +29,7 @@ class RunRequest:
     preflight: bool = True
     operator: str | None = None
     run_id: str | None = None
-    finished_steps: frozenset[str] = frozenset()
+    finished_steps: dict[str, str] = field(default_factory=dict)  # resume: step key -> earlier outcome
     resumed_from: str | None = None
     use_store: bool = True
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
@@ -188,7 +188,9 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
             _refuse_if_aborted(abort, "while the station was opened")
+            made_safe = _bench_safe(station, say, req.preflight)  # first, even with --no-preflight
             identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
+            warnings = [*made_safe, *warnings]
             reported = _dut_serial(station, fixture)
             if req.dut and reported and reported != req.dut:
                 raise InstrumentError(f"the board on station {fixture.station} reports serial {reported}, not {req.dut}",
@@ -253,6 +255,23 @@ def _dut_serial(station: Any, fixture: Any) -> str | None:
     except (LabctlError, AttributeError):
         return None
     return ident.get("serial") if isinstance(ident, dict) else None
+
+
+def _bench_safe(station: Any, say: Callable[[str], None], preflight: bool) -> list[str]:
+    """A bench left live by a dead run (supply output or load input on, chamber away from its
+    safe setpoint) is made safe before the run starts, each action read back; the lines are
+    printed and kept in the run's log. Raises (the run is refused) when it cannot be done; an
+    instrument that does not answer is left to the station pre-flight to report, or refuses
+    the run here without it."""
+    from labctl.instruments.preflight import make_bench_safe, unsafe
+
+    done = make_bench_safe(station)
+    lines = [f"pre-flight: {a}" for a in done.actions]
+    for line in lines:
+        say(line)
+    if done.unreachable and not preflight:
+        raise unsafe("; ".join(done.unreachable))
+    return lines
 
 
 def _preflight(fixture: Any, station: Any, say: Callable[[str], None],

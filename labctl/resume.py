@@ -1,15 +1,18 @@
 """``labctl resume RUN_ID``: continue an interrupted run in the same record.
 
-Setup runs again (the bench was powered down), steps that finished are skipped, the step
-that was cut off runs again as a new attempt, then teardown. A plan file that changed since
-the run started (hash) refuses to resume unless ``--force``; a forced resume says so in the
-run's log.
+The bench may be in any state (made safe by pre-flight or by hand, or a fresh simulated
+lab), so before the cut-off step the finished steps that establish state are replayed in
+order and the other finished steps are kept (labctl.engine.replay); the step that was cut
+off runs again as a new attempt, then the rest, then teardown. Steps that were aborted run
+again. The verdict counts the kept outcomes, as an uninterrupted run would have.
+
+A plan file that changed since the run started (hash) refuses to resume unless ``--force``;
+a forced resume says so in the run's log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from labctl.errors import UsageError
@@ -39,8 +42,10 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
     if station != info.station:
         raise UsageError(f"cannot resume run {run_id} on station {station}: it ran on station {info.station}",
                          hint="pass --fixture with that station's file")
-    plan_path = info.plan_path
-    if not Path(plan_path).exists():
+    from labctl.resources import resolve_data_path
+
+    plan_path = info.plan_path  # as written at `labctl run` (a built-in plan's name resolves the same way)
+    if not resolve_data_path(plan_path, "testplans").exists():
         raise UsageError(f"cannot resume run {run_id}: its plan file {plan_path} is gone",
                          hint="restore the plan file at that path")
     overrides = {k: str(v) for k, v in info.parameters.items()}
@@ -52,13 +57,15 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
                              hint="restore the plan, or pass --force to resume with the changed plan (recorded)")
         notes.append(f"plan {plan_path} changed since the run started (hash {info.plan_hash[:12]} -> "
                      f"{current[:12]}); resumed with --force")
-    finished = frozenset(k for k in info.finished if not k.startswith(("setup/", "teardown/")))
+    # aborted steps (an aborted run) run again; teardown always runs
+    finished = {k: outcome for k, outcome in info.finished.items()
+                if outcome != "ABORTED" and not k.startswith("teardown/")}
     first_attempt = {k: n + 1 for k, n in info.attempts.items()}
     req = RunRequest(plan=plan_path, fixture=fixture, dut=info.dut_serial, overrides=overrides, db=db,
                      answers=answers, preflight=preflight, operator=info.operator, run_id=run_id,
                      finished_steps=finished, resumed_from=run_id, allow_expired=allow_expired)
-    say(f"resuming run {run_id}: {len(finished)} step(s) already finished, "
-        f"{len(info.cut_off)} cut off and re-run")
+    say(f"resuming run {run_id}: {len(finished)} step(s) already finished (those that establish the "
+        f"bench's state are replayed), {len(info.cut_off)} cut off and re-run")
     for text in notes:
         say(text)
     return execute(req, list(subscribers or []), say=say, first_attempt=first_attempt, run_notes=tuple(notes))

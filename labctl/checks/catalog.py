@@ -76,6 +76,7 @@ class PowerOnArgs(CheckArgs):
     ocp: bool = Field(True, description="supply over-current protection: the output turns off at the current limit")
     inrush_window: Duration = Field(0.1, description="how long to sample the inrush current")
     settle: Duration = Field(0.5, description="wait after switching on before measuring")
+    ESTABLISHES_STATE = True  # the board is powered afterwards
 
     channel_fields = ("channel",)
     MEASURES = {
@@ -142,6 +143,7 @@ class PowerSequencingArgs(CheckArgs):
     order: list[SignalName] = Field(min_length=2, description="rails in the expected power-up order")
     threshold: Ratio = Field(0.9, description="a rail is up at this fraction of its final value")
     gap_min: Duration = Field(0.0, description="shortest allowed delay between consecutive rails")
+    ESTABLISHES_STATE = True  # may cycle the input; the board is powered afterwards
     gap_max: Duration = Field(0.1, description="longest allowed delay between consecutive rails")
     timeout: Duration = Field(5.0, description="give up when the last rail is not up by then")
 
@@ -245,6 +247,7 @@ class ThermalSoakArgs(CheckArgs):
     hold: Duration = Field(300.0, description="how long it must stay within the band")
     timeout: Duration = Field(3600.0, description="give up after this long")
     sensor: str = Field("chamber", description="'chamber' (its own sensor) or a named channel")
+    ESTABLISHES_STATE = True  # the chamber stays at the setpoint
 
     MEASURES = {
         "temperature": Measure("temperature", "degC", "mean temperature over the hold"),
@@ -280,6 +283,7 @@ class ThermalUnderLoadArgs(CheckArgs):
     telemetry: list[str] = Field(["die_temp", "hbm_temp", "vrm_temp"], description="DUT sensors")
     sensors: list[SignalName] = Field([], description="thermocouple channels, e.g. TC_LID")
     reference: SignalName = Field("TC_INLET", description="ambient reference for θ")
+    ESTABLISHES_STATE = True  # the workload stays on
 
     channel_fields = ("sensors", "reference")
 
@@ -322,6 +326,7 @@ class ThermalRampArgs(CheckArgs):
     """A temperature profile (ramp/hold segments) with the time series recorded."""
 
     profile: list[RampSegment] = Field(min_length=1)
+    ESTABLISHES_STATE = True  # the chamber stays at the last segment's temperature
     sample_every: Duration = Field(10.0, description="time-series sampling period")
     sensors: list[SignalName] = Field([], description="thermocouple channels to record")
 
@@ -351,6 +356,8 @@ PATTERNS = Literal["PRBS7", "PRBS9", "PRBS11", "PRBS15", "PRBS23", "PRBS31", "PR
 @register_check("link.training", roles=("dut",))
 class LinkTrainingArgs(CheckArgs):
     """Every lane trains to the expected speed, width and state; retrain N times."""
+
+    ESTABLISHES_STATE = True  # later link steps need the trained link
 
     lanes: Lanes = Field("all", description=_LANES_DOC)
     speed: TransferRate = Field(description="expected speed, e.g. 32 GT/s")
@@ -499,6 +506,9 @@ class ScpiArgs(CheckArgs):
     def _one_or_many(cls, v: Any) -> Any:
         return [v] if isinstance(v, str) else v
 
+    def establishes_state(self) -> bool:
+        return bool(self.write)  # writes configure the instrument; a bare query only reads
+
     @model_validator(mode="after")
     def _consistent(self) -> ScpiArgs:
         if self.parse == "regex":
@@ -598,6 +608,8 @@ class SetArgs(CheckArgs):
 
     target: str = Field(description="role.property or role.channel.property")
     value: Any = Field(description="the value to set (a quantity, number, text or on/off)")
+
+    ESTABLISHES_STATE = True
 
     @field_validator("target")
     @classmethod

@@ -57,10 +57,19 @@ class CheckArgs(BaseModel):
     role_fields: ClassVar[tuple[str, ...]] = ()
     #: fixed measurements; override :meth:`measurements` when they depend on the arguments
     MEASURES: ClassVar[dict[str, Measure]] = {}
+    #: the check leaves the bench in a state later steps rely on (power on, a setpoint, a
+    #: workload, a trained link): ``labctl resume`` replays it before the cut-off step.
+    #: Override :meth:`establishes_state` when it depends on the arguments; a plan step
+    #: overrides both with ``resume: replay|skip``.
+    ESTABLISHES_STATE: ClassVar[bool] = False
 
     def measurements(self) -> dict[str, Measure]:
         """Name -> :class:`Measure` of what this step records (keys usable in ``limits:``)."""
         return dict(self.MEASURES)
+
+    def establishes_state(self) -> bool:
+        """Whether this step, with these arguments, sets up state later steps rely on."""
+        return self.ESTABLISHES_STATE
 
     def channels(self) -> list[str]:
         """The named channels (signals) these arguments refer to."""

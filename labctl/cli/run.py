@@ -21,7 +21,7 @@ def _run_options(f):
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
         click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts: STEP_ID: answer"),
         click.option("--junit", type=click.Path(dir_okay=False), help="also write a JUnit XML report here"),
-        click.option("--no-preflight", is_flag=True, help="skip the station pre-flight"),
+        click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)"),
         click.option("--allow-expired", is_flag=True,
                      help="run on instruments whose calibration expired (recorded in the run's log)"),
         click.option("--operator", help="operator name recorded with the run (default: login name)"),
@@ -88,10 +88,11 @@ def _finish(out, as_json: bool, junit: str | None) -> None:
 @click.option("--fixture", "-f", help="station file (default: the simulated bench)")
 @click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
 @click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
-@click.option("--no-preflight", is_flag=True, help="skip the station pre-flight")
+@click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)")
 @click.option("--allow-expired", is_flag=True, help="run on instruments whose calibration expired (recorded)")
 def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_expired) -> None:
-    """Continue an interrupted run: setup again, skip finished steps, re-run the cut-off one."""
+    """Continue an interrupted run: replay the finished steps that establish state, keep the other
+    finished steps, re-run the cut-off one and the rest (docs/running.md, "Resuming a run")."""
     from labctl.resume import resume_run
 
     out = resume_run(run_id, force=force, db=db, fixture=fixture, answers=answers,

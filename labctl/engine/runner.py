@@ -13,7 +13,7 @@ import secrets
 import socket
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from labctl.engine.events import (
     Verdict,
 )
 from labctl.engine.interlocks import build_interlocks
+from labctl.engine.replay import REPLAY, REPLAY_MESSAGE, REPLAY_TAG, ReplayBus, resume_actions
 from labctl.engine.safety import SafetyMonitor
 from labctl.engine.watchdog import SafeStateWatchdog
 from labctl.errors import InstrumentError, LabctlError
@@ -48,8 +49,10 @@ class RunOptions:
     run_id: str | None = None
     prompt_handler: PromptHandler | None = None
     handle_signals: bool = True
-    #: step keys ("steps/rails@2") already finished in an earlier attempt of this run (resume)
-    finished_steps: frozenset[str] = frozenset()
+    #: resume: step key ("steps/rails@2") -> outcome ("PASS", "FAIL" …) of the steps that finished
+    #: in an earlier session of this run; before the cut-off they are kept or replayed
+    #: (labctl.engine.replay), and their outcomes count in the verdict
+    finished_steps: Mapping[str, str] = field(default_factory=dict)
     resumed_from: str | None = None
     slot: str | None = None
     #: resume: step key -> attempt number to start at (attempts of earlier sessions are kept)
@@ -220,20 +223,41 @@ class Runner:
         return [ps for ps in self.loaded.expand() if ps.group in wanted]
 
     def _run_main(self) -> None:
-        for group in ("setup", "steps"):
-            for ps in self._planned([group]):
-                if self.abort.requested or self._stop_requested:
-                    self._record_not_run(ps, StepOutcome.ABORTED if self.abort.requested else StepOutcome.SKIPPED,
-                                         "not run: " + (self.abort.reason.message if self.abort.reason else "an earlier step stopped the run"))
-                    continue
-                result = self._execute(ps)
-                if result.outcome in (StepOutcome.FAIL, StepOutcome.ERROR):
-                    if group == "setup":
-                        self._stop_requested = True
-                        self._log(f"setup step {ps.step.id} did not pass: the steps are not run", "error")
-                    elif ps.step.on_fail == "stop":
-                        self._stop_requested = True
-                        self._log(f"step {ps.step.id} {result.outcome.value} with on_fail: stop", "warning")
+        planned = self._planned(["setup", "steps"])
+        actions = resume_actions(planned, self.options.finished_steps, self.loaded)
+        for ps in planned:
+            action = actions.get(self._base_key(ps))
+            halted = self.abort.requested or self._stop_requested
+            if action is not None and (action != REPLAY or halted):
+                result = self._keep(ps)
+            elif halted:
+                self._record_not_run(ps, StepOutcome.ABORTED if self.abort.requested else StepOutcome.SKIPPED,
+                                     "not run: " + (self.abort.reason.message if self.abort.reason else "an earlier step stopped the run"))
+                continue
+            else:
+                result = self._execute(ps, replay=action == REPLAY)
+            if result.outcome not in (StepOutcome.FAIL, StepOutcome.ERROR) or halted:
+                continue
+            if result.message.startswith(REPLAY_MESSAGE):
+                self._stop_requested = True
+                self._log(f"replay of step {ps.step.id} did not pass: the state the remaining steps need is not "
+                          "re-established; they are not run", "error")
+            elif ps.group == "setup":
+                self._stop_requested = True
+                self._log(f"setup step {ps.step.id} did not pass: the steps are not run", "error")
+            elif ps.step.on_fail == "stop":
+                self._stop_requested = True
+                self._log(f"step {ps.step.id} {result.outcome.value} with on_fail: stop", "warning")
+
+    def _keep(self, ps: Any) -> StepResult:
+        """A step finished in an earlier session of this run: its outcome counts, it is not run."""
+        key = self._base_key(ps)
+        outcome = StepOutcome(self.options.finished_steps[key])
+        corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
+        result = StepResult(key, ps.step.id, ps.group, ps.step.check, outcome,
+                            f"finished in an earlier session of this run ({outcome.value})", 0, corner=corner)
+        self.results.append(result)
+        return result
 
     def _run_teardown(self) -> None:
         for ps in self._planned(["teardown"]):
@@ -271,37 +295,39 @@ class Runner:
     def _base_key(self, ps: Any) -> str:
         return f"{ps.group}/{ps.key}"
 
-    def _record_not_run(self, ps: Any, outcome: StepOutcome, message: str) -> StepResult:
+    def _record_not_run(self, ps: Any, outcome: StepOutcome, message: str, *, replay: bool = False) -> StepResult:
         key = self._base_key(ps)
         attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
         corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
         self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
                                      group=ps.group, check=ps.step.check, corner=_jsonable(corner),
-                                     corner_index=ps.corner.index if ps.corner else None, tags=tuple(ps.step.tags)))
+                                     corner_index=ps.corner.index if ps.corner else None,
+                                     tags=(*ps.step.tags, REPLAY_TAG) if replay else tuple(ps.step.tags)))
         self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                    outcome=outcome, message=message))
         result = StepResult(key, ps.step.id, ps.group, ps.step.check, outcome, message, 0, corner=corner)
         self.results.append(result)
         return result
 
-    def _execute(self, ps: Any, *, teardown: bool = False) -> StepResult:
+    def _execute(self, ps: Any, *, teardown: bool = False, replay: bool = False) -> StepResult:
+        """Run one step (all its attempts). ``replay``: a finished step re-run on resume to
+        re-establish the bench's state (see labctl.engine.replay)."""
         from labctl.checks.registry import get_check
 
         step = ps.step
         key = self._base_key(ps)
         corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
-        if key in self.options.finished_steps:
-            result = StepResult(key, step.id, ps.group, step.check, StepOutcome.SKIPPED,
-                                "finished in an earlier attempt of this run", 0, corner=corner)
-            self.results.append(result)
-            return result
         try:
             if not self.loaded.should_run(step, ps.corner):
+                if replay:
+                    return self._keep(ps)
                 return self._record_not_run(ps, StepOutcome.SKIPPED, f"when: {step.when} is false")
             args = self.loaded.resolve_args(step, ps.corner)
             limits = self.loaded.resolve_limits(step, ps.corner, args)
             timeout = self.loaded.resolve_timeout(step, ps.corner)
         except LabctlError as err:
+            if replay:
+                return self._record_not_run(ps, StepOutcome.ERROR, f"{REPLAY_MESSAGE}: {err.format()}", replay=True)
             return self._record_not_run(ps, StepOutcome.ERROR, err.format())
         spec = get_check(step.check)
         attempts = step.retries + 1
@@ -314,9 +340,10 @@ class Runner:
             self.bus.publish(StepStarted(
                 run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=step.id, group=ps.group,
                 check=step.check, corner=_jsonable(corner), corner_index=ps.corner.index if ps.corner else None,
-                attempt=attempt, tags=tuple(step.tags)))
+                attempt=attempt, tags=(*step.tags, REPLAY_TAG) if replay else tuple(step.tags)))
             ctx = StepContext(
-                run_id=self.run_id, step_key=attempt_key, step_id=step.id, bus=self.bus, clock=self.clock,
+                run_id=self.run_id, step_key=attempt_key, step_id=step.id,
+                bus=ReplayBus(self.bus) if replay else self.bus, clock=self.clock,
                 abort=self.abort, station=self.station, fixture=self.fixture, limits=limits,
                 parameters=self.loaded.parameters, corner=corner, timeout=timeout,
                 prompt_handler=self.options.prompt_handler, dut_serial=self.options.dut_serial,
@@ -326,6 +353,8 @@ class Runner:
             outcome, message = self._collect_instrument_errors(ctx, attempt_key, outcome, message)
             elapsed = self.clock.monotonic() - start
             scaled = self.clock.scale != 1.0
+            if replay:
+                message = REPLAY_MESSAGE + (f": {outcome.value}: {message}" if message else "")
             self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                        outcome=outcome, message=message,
                                        duration=elapsed / self.clock.scale, duration_sim=elapsed if scaled else None))
@@ -341,8 +370,20 @@ class Runner:
             if attempt < first + attempts - 1:
                 self._log(f"step {step.id} {outcome.value} (attempt {attempt - first + 1} of {attempts}): retrying",
                           "warning", attempt_key)
+        if replay:
+            return self._replayed(ps, result.outcome, result.message)
         self.results.append(result)
         return result
+
+    def _replayed(self, ps: Any, outcome: StepOutcome, message: str) -> StepResult:
+        """The verdict of a replayed step: its earlier outcome, unless the replay failed."""
+        kept = self._keep(ps)
+        if outcome in (StepOutcome.FAIL, StepOutcome.ERROR, StepOutcome.ABORTED):
+            kept.outcome = outcome
+            kept.message = message if message.startswith(REPLAY_MESSAGE) else f"{REPLAY_MESSAGE}: {message}"
+        else:
+            kept.message += f"; {REPLAY_MESSAGE}"
+        return kept
 
     def _call(self, spec: Any, ctx: StepContext, args: Any) -> tuple[StepOutcome, str]:
         if spec is None or spec.func is None:

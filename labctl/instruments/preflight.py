@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from labctl.errors import InstrumentError, LabctlError
+from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout, LabctlError
 from labctl.instruments.sessionlog import SessionLog
 from labctl.instruments.station import Station, open_station
 
@@ -144,3 +144,86 @@ def _short(err: InstrumentError) -> str:
     if err.command:
         text += f" (command {err.command!r})"
     return text
+
+
+# ------------------------------------------------------------------------------------------
+# a bench left live by a dead run
+
+#: a chamber setpoint further than this from its safe (ambient) setpoint is "away from it"
+SETPOINT_TOLERANCE_C = 0.5
+
+
+@dataclass
+class BenchSafety:
+    """What :func:`make_bench_safe` did: one line per action (empty for a bench that was
+    safe), and one line per role that did not answer (its state is unknown)."""
+
+    actions: list[str] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)
+
+
+def make_bench_safe(station: Station) -> BenchSafety:
+    """Read every supply output, load input and chamber setpoint through the role interfaces;
+    switch off what is on and bring a chamber back to its safe (ambient) setpoint, each read
+    back. Raises :class:`InstrumentError` naming the role when an instrument answers but its
+    state cannot be read or made safe: a run must not start on a bench that may be live."""
+    done = BenchSafety()
+    for name in station.names:
+        kinds = station.entry(name).profile.roles
+        try:
+            if "power_supply" in kinds:
+                done.actions += _supply_off(name, station.role(name, "power_supply"))
+            if "electronic_load" in kinds:
+                done.actions += _load_off(name, station.role(name, "electronic_load"))
+            if "thermal_chamber" in kinds:
+                done.actions += _chamber_safe(name, station.role(name, "thermal_chamber"))
+        except (InstrumentDisconnected, InstrumentTimeout) as err:
+            done.unreachable.append(f"{name}: {_reason(err)}")
+        except LabctlError as err:
+            raise unsafe(f"{name}: {_reason(err)}", name) from None
+    return done
+
+
+def unsafe(detail: str, role: str | None = None) -> InstrumentError:
+    """The error that refuses a run on a bench that may still be live."""
+    who = role or "each instrument"
+    return InstrumentError(f"cannot confirm the bench is safe: {detail}", instrument=role,
+                           hint=f"check {who} by hand (outputs off, chamber at ambient) and its connection, "
+                                "then start again")
+
+
+def _supply_off(name: str, psu: Any) -> list[str]:
+    actions = []
+    for ch in psu.channels:
+        if not psu.output(ch):
+            continue
+        psu.set_output(ch, False)
+        if psu.output(ch):
+            raise InstrumentError(f"output {ch} is on and stays on after switching it off")
+        actions.append(f"{name}: output {ch} was on (left live by an earlier run): switched off, read back off")
+    return actions
+
+
+def _load_off(name: str, load: Any) -> list[str]:
+    if not load.input():
+        return []
+    load.set_input(False)
+    if load.input():
+        raise InstrumentError("the load input is on and stays on after switching it off")
+    return [f"{name}: load input was on (left live by an earlier run): switched off, read back off"]
+
+
+def _chamber_safe(name: str, chamber: Any) -> list[str]:
+    before, safe = float(chamber.setpoint()), float(chamber.ambient)
+    if abs(before - safe) <= SETPOINT_TOLERANCE_C:
+        return []
+    chamber.set_setpoint(safe)
+    after = float(chamber.setpoint())
+    if abs(after - safe) > SETPOINT_TOLERANCE_C:
+        raise InstrumentError(f"setpoint {before:g} degC reads {after:g} degC after setting it to {safe:g} degC")
+    return [f"{name}: setpoint was {before:g} degC (left by an earlier run): set to its safe {safe:g} degC, "
+            "read back"]
+
+
+def _reason(err: LabctlError) -> str:
+    return _short(err) if isinstance(err, InstrumentError) else str(err)

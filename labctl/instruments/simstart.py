@@ -27,7 +27,12 @@ def address_answers(resource: str, timeout: float = 0.3) -> bool:
 
 
 def anything_serving(fixture: Any) -> bool:
-    return any(address_answers(b.resource) for b in fixture.roles.values())
+    """Whether a lab already serves the fixture. A socket that answers is proof; a serial
+    path is not when the fixture has sockets too: a lab killed with ``kill -9`` leaves its pty
+    links behind, and their /dev/pts targets are soon reused by other processes."""
+    resources = [str(b.resource).strip() for b in fixture.roles.values()]
+    sockets = [r for r in resources if _TCP.match(r)]
+    return any(address_answers(r) for r in (sockets or resources))
 
 
 @contextmanager

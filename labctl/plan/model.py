@@ -166,6 +166,12 @@ class Step(_Strict):
     per_corner: bool = Field(
         True, description="false: run once, not once per corner (steps: group only)"
     )
+    resume: Literal["replay", "skip"] | None = Field(
+        None,
+        description="labctl resume, for this step when it finished before the cut-off: replay "
+        "(re-run it to re-establish the bench's state) or skip (keep its result); default: "
+        "what the check declares (power-up, set, link training, soak, workload: replay)",
+    )
 
     @field_validator("tags")
     @classmethod

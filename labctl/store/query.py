@@ -22,6 +22,7 @@ from sqlalchemy import and_, func, literal, not_, or_, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
+from labctl.engine.replay import REPLAY_MESSAGE
 from labctl.errors import StoreError, UsageError
 from labctl.store import schema as T
 from labctl.store.store import Store, split_step_key
@@ -122,18 +123,27 @@ def find_run(store: Store, run_id: str) -> str:
 # -- steps and measurements -------------------------------------------------------------------
 
 def _final_step() -> Any:
-    """True for the latest finished attempt of each step (per run, group, step id, corner)."""
+    """True for the latest finished attempt of each step (per run, group, step id, corner).
+    A replay on resume (labctl.engine.replay) only re-establishes state: unless it failed or
+    errored (then it decides the step's verdict), it is never final, and the attempt before
+    it (with the measurements) stays final."""
     later = aliased(T.steps)
-    return not_(
-        select(literal(1)).where(
+    return and_(
+        not_(_replay_not_final(T.steps)),
+        not_(select(literal(1)).where(
             later.c.run_id == T.steps.c.run_id, later.c.step_group == T.steps.c.step_group,
             later.c.step_id == T.steps.c.step_id,
             func.coalesce(later.c.corner_index, -1) == func.coalesce(T.steps.c.corner_index, -1),
-            later.c.outcome.is_not(None), later.c.outcome != "INTERRUPTED",
+            later.c.outcome.is_not(None), later.c.outcome != "INTERRUPTED", not_(_replay_not_final(later)),
             or_(later.c.session > T.steps.c.session,
                 and_(later.c.session == T.steps.c.session, later.c.seq > T.steps.c.seq)),
-        ).exists()
+        ).exists()),
     )
+
+
+def _replay_not_final(table: Any) -> Any:
+    return and_(table.c.outcome.in_(("PASS", "SKIPPED", "ABORTED")),
+                table.c.message.startswith(REPLAY_MESSAGE, autoescape=True))
 
 
 _STEP_IDENTITY = (

@@ -268,11 +268,16 @@ class Store:
     def resume_info(self, run_id: str) -> ResumeInfo:
         """The plan, context and step progress of ``run_id``, for ``labctl resume``.
 
-        ``finished`` maps every logical step (step key without ``#attempt``) that ended in an
-        earlier session to its outcome; ``cut_off`` lists steps that started but never ended
-        (re-run them with ``next_attempt``; their partial data stays with the old attempt and
-        no measurement of theirs was committed). Raises :class:`StoreError` for an unknown run.
+        ``finished`` maps every logical step (step key without ``#attempt``) whose latest
+        attempt ended in an earlier session to its outcome; ``cut_off`` lists steps whose
+        latest attempt started but never ended (re-run them with ``next_attempt``; their
+        partial data stays with the old attempt and no measurement of theirs was committed).
+        Replays (attempts tagged ``resume-replay``, see labctl.engine.replay) re-establish
+        state only: they count for ``attempts`` but never change whether a step finished.
+        Raises :class:`StoreError` for an unknown run.
         """
+        from labctl.engine.replay import REPLAY_TAG
+
         with self.read_engine.connect() as conn:
             run = conn.execute(select(runs).where(runs.c.id == run_id)).first()
             if run is None:
@@ -280,7 +285,7 @@ class Store:
                                  hint="`labctl runs` lists the recorded runs")
             rows = conn.execute(
                 select(steps.c.step_key, steps.c.step_id, steps.c.step_group,
-                       steps.c.corner_index, steps.c.attempt, steps.c.outcome)
+                       steps.c.corner_index, steps.c.attempt, steps.c.outcome, steps.c.tags)
                 .where(steps.c.run_id == run_id)
                 .order_by(steps.c.session, steps.c.seq)
             ).all()
@@ -294,12 +299,15 @@ class Store:
         for s in rows:
             logical, attempt = split_step_key(s.step_key)
             attempts[logical] = max(attempts.get(logical, 0), attempt, s.attempt)
+            if REPLAY_TAG in (s.tags or ()):
+                continue
             if s.outcome in FINISHED_OUTCOMES:
                 finished[logical] = s.outcome
                 finished_keys.add(s.step_key)
                 open_steps.pop(logical, None)
-            else:
+            else:  # the latest attempt was cut off (e.g. a retry): the step did not finish
                 open_steps[logical] = s
+                finished.pop(logical, None)
         cut = tuple(
             CutOffStep(s.step_key, logical, s.step_id, s.step_group, s.corner_index,
                        attempts[logical], attempts[logical] + 1)

@@ -96,3 +96,18 @@ class RunProcess:
     @property
     def output(self) -> str:
         return "\n".join(self.lines)
+
+
+def stored_measurements(db: str, run_id: str, *, final_only: bool = False) -> list[tuple[str, str, str]]:
+    """(step key, name, labels) of every stored measurement of the run (every attempt, or the
+    final attempt of each step), via the query API."""
+    import json
+
+    from labctl.store import open_store, query
+
+    store = open_store(db, mark_interrupted=False)
+    try:
+        df = query.measurements(store, run_id, final_only=final_only)
+    finally:
+        store.close()
+    return [(r.step_key, r.name, json.dumps(r.labels or {}, sort_keys=True)) for r in df.itertuples()]

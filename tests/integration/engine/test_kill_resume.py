@@ -14,7 +14,7 @@ import uuid
 from collections import Counter
 
 import pytest
-from engine_support import DATA, RunProcess
+from engine_support import DATA, RunProcess, stored_measurements
 
 PLAN = str(DATA / "killable.yaml")
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -43,18 +43,6 @@ def labctl_json(*args: str) -> list | dict:
     res = subprocess.run([sys.executable, "-m", "labctl", *args], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     return json.loads(res.stdout)
-
-
-def stored_measurements(db: str, run_id: str) -> list[tuple[str, str, str]]:
-    """(step key, name, labels) of every stored measurement of the run, via the query API."""
-    from labctl.store import open_store, query
-
-    store = open_store(db, mark_interrupted=False)
-    try:
-        df = query.measurements(store, run_id, final_only=False)
-    finally:
-        store.close()
-    return [(r.step_key, r.name, json.dumps(r.labels or {}, sort_keys=True)) for r in df.itertuples()]
 
 
 @pytest.mark.parametrize("after_steps,seed", [(2, 1), (7, 2), (15, 3)])

@@ -122,13 +122,13 @@ def plan(tmp_path, body: str):
     return load_plan(p)
 
 
-def run(loaded, station=None, abort=None, scale=1000.0):
+def run(loaded, station=None, abort=None, scale=1000.0, **options):
     events: list[ev.Event] = []
     bus = ev.EventBus()
     bus.subscribe(events.append)
     station = station or FakeStation()
     runner = Runner(loaded, station, FIXTURE, bus=bus, clock=ScaledClock(scale),
-                    options=RunOptions(handle_signals=False), abort=abort)
+                    options=RunOptions(handle_signals=False, **options), abort=abort)
     result = runner.run()
     assert not bus.errors
     return result, events, station
@@ -400,3 +400,89 @@ def test_run_record_keeps_the_plan_text_with_its_includes(tmp_path):
     assert isinstance(started, ev.RunStarted)
     assert "id: own" in started.plan_text and "id: shared" in started.plan_text
     assert "included:" in started.plan_text and "common.yaml" in started.plan_text
+
+
+# ------------------------------------------------------------------ resume (labctl.engine.replay)
+
+RESUMABLE = """
+    name: t
+    setup:
+      - {id: power, check: test.sleep, args: {seconds: 0.1, role: psu}, resume: replay}
+    steps:
+      - {id: level, check: test.value, args: {value: 0.5}, limits: {max: 1 V}, resume: replay}
+      - {id: early, check: test.value, args: {value: 2.0}, limits: {max: 1 V}}
+      - {id: late, check: test.value, args: {value: 0.5}, limits: {max: 1 V}}
+"""
+
+
+def test_resume_replays_state_steps_and_keeps_finished_measurements(tmp_path):
+    loaded = plan(tmp_path, RESUMABLE)
+    finished = {"setup/power": "PASS", "steps/level": "PASS", "steps/early": "PASS"}
+    result, events, station = run(loaded, finished_steps=finished,
+                                  first_attempt={"setup/power": 2, "steps/level": 2, "steps/early": 2})
+    started = {e.step_key: e for e in events if isinstance(e, ev.StepStarted) and e.check != "safe_state"}
+    assert sorted(started) == ["setup/power#2", "steps/late#1", "steps/level#2"]  # "early" is kept, not re-run
+    assert all("resume-replay" in started[k].tags for k in ("setup/power#2", "steps/level#2"))
+    assert "resume-replay" not in started["steps/late#1"].tags
+    assert ended(events)["steps/level#2"].message == "replayed on resume"
+    assert station.calls == ["psu"]  # the state was re-established
+    measured = [e.step_key for e in events if isinstance(e, ev.MeasurementRecorded)]
+    assert measured == ["steps/late#1"]  # a replay's measurements are not recorded twice
+    assert result.outcome is ev.RunOutcome.PASSED
+    ids = [s.step_id for s in result.steps if s.group != "teardown"]
+    assert sorted(ids) == ["early", "late", "level", "power"]  # each step counted once in the verdict
+
+
+def test_resume_counts_an_earlier_failure_in_the_verdict(tmp_path):
+    loaded = plan(tmp_path, RESUMABLE)
+    result, events, _ = run(loaded, finished_steps={"setup/power": "PASS", "steps/level": "PASS",
+                                                    "steps/early": "FAIL"})
+    assert result.outcome is ev.RunOutcome.FAILED  # as the uninterrupted run
+    assert "early" in result.message
+    assert "steps/early#1" not in {e.step_key for e in events if isinstance(e, ev.StepStarted)}
+
+
+def test_a_failing_replay_fails_the_resumed_run_and_stops_it(tmp_path):
+    loaded = plan(tmp_path, RESUMABLE.replace("{value: 0.5}, limits: {max: 1 V}, resume: replay",
+                                              "{value: 1.5}, limits: {max: 1 V}, resume: replay"))
+    result, events, _ = run(loaded, finished_steps={"setup/power": "PASS", "steps/level": "PASS"})
+    steps = {s.step_id: s for s in result.steps}
+    assert steps["level"].outcome is ev.StepOutcome.FAIL
+    assert steps["level"].message.startswith("replayed on resume: FAIL: value = 1.5 V")
+    assert steps["early"].outcome is ev.StepOutcome.SKIPPED and steps["late"].outcome is ev.StepOutcome.SKIPPED
+    assert result.outcome is ev.RunOutcome.FAILED
+
+
+def test_resume_skip_keeps_a_state_step_and_replays_only_the_cut_off_corner(tmp_path):
+    from labctl.engine.replay import REPLAY, resume_actions
+
+    loaded = plan(tmp_path, """
+        name: t
+        corners: {temp: [0 degC, 25 degC, 45 degC]}
+        setup:
+          - {id: on, check: set, args: {target: psu.ch1.output, value: "on"}, resume: skip}
+        steps:
+          - {id: idle, check: set, args: {target: dut.workload, value: idle}, per_corner: false}
+          - {id: air, check: set, args: {target: chamber.setpoint, value: "${temp}"}}
+          - {id: read, check: test.value, args: {value: 0.5}}
+          - {id: check, check: test.value, args: {value: 0.5}, resume: replay}
+    """)
+    planned = [ps for ps in loaded.expand() if ps.group != "teardown"]
+    keys = [f"{ps.group}/{ps.key}" for ps in planned]
+    cut = keys.index("steps/check@1")
+    actions = resume_actions(planned, dict.fromkeys(keys[:cut], "PASS"), loaded)
+    assert sorted(k for k, a in actions.items() if a == REPLAY) == ["steps/air@1", "steps/idle"]
+    assert set(actions) == set(keys[:cut])  # every finished step is kept or replayed
+    # cut off in teardown: nothing to re-establish, every step kept
+    assert set(resume_actions(planned, dict.fromkeys(keys, "PASS"), loaded).values()) == {"keep"}
+
+
+def test_a_bad_resume_value_is_reported_at_its_position(tmp_path):
+    from labctl.errors import ValidationErrors
+
+    bad = tmp_path / "plan.yaml"
+    bad.write_text("name: t\nsteps:\n  - {id: a, check: test.value, args: {value: 1}, resume: sometimes}\n")
+    with pytest.raises(ValidationErrors) as e:
+        load_plan(bad)
+    (err,) = e.value.errors
+    assert f"{bad}:3:" in err.format() and "resume: expected 'replay' or 'skip', got 'sometimes'" in err.format()
