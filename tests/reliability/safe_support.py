@@ -4,7 +4,10 @@ the engine's integration tests, plus steering the served lab the way a technicia
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration" / "engine"))
 
@@ -28,6 +31,10 @@ def start_soaking(lab: ServedLab, tmp_path: Path, *extra: str) -> RunProcess:
     run.wait_for("soak", timeout=90)
     assert lab.scpi("psu", "OUTP? (@1)") == "1"
     assert lab.scpi("load", "INP?") == "1"
+    deadline = time.monotonic() + 30  # the soak's first commands may still be on their way
+    while float(lab.serial_query("chamber", "SETP?")) != pytest.approx(60.0):
+        assert time.monotonic() < deadline, "the soak never set the chamber to 60 degC"
+        time.sleep(0.1)
     return run
 
 
