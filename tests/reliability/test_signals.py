@@ -18,7 +18,7 @@ import termios
 import time
 
 import pytest
-from engine_support import DATA, RunProcess
+from engine_support import DATA, RunProcess, assert_bench_safe
 from rel_support import FULL, RELIABILITY_DATA
 
 from labctl.store import open_store
@@ -27,10 +27,6 @@ ABORTABLE = str(DATA / "abortable.yaml")
 SHORT = str(RELIABILITY_DATA / "short-soak.yaml")
 
 
-def assert_bench_safe(lab) -> None:
-    assert lab.scpi("psu", "OUTP? (@1)") == "0", "supply output still on"
-    assert lab.scpi("load", "INP?") == "0", "load input still on"
-    assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0), "chamber not back at ambient"
 
 
 def run_outcomes(db) -> dict[str, str]:

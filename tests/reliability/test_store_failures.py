@@ -14,7 +14,7 @@ import signal
 import time
 
 import pytest
-from engine_support import DATA, RunProcess
+from engine_support import DATA, RunProcess, assert_bench_safe
 from rel_support import RELIABILITY_DATA
 from tcpproxy import TcpProxy
 
@@ -26,10 +26,6 @@ ABORTABLE = str(DATA / "abortable.yaml")
 SHORT = str(RELIABILITY_DATA / "short-soak.yaml")
 
 
-def assert_bench_safe(lab) -> None:
-    assert lab.scpi("psu", "OUTP? (@1)") == "0", "supply output still on"
-    assert lab.scpi("load", "INP?") == "0", "load input still on"
-    assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0), "chamber not back at ambient"
 
 
 @pytest.fixture

@@ -44,6 +44,14 @@ class ServedLab:
             return port.readline().decode().strip()
 
 
+def assert_bench_safe(lab: ServedLab, ambient: float = 25.0) -> None:
+    """The bench read back as a technician would: supply output off, load input off, chamber
+    back at its safe (ambient) setpoint."""
+    assert lab.scpi("psu", "OUTP? (@1)") == "0", "supply output still on"
+    assert lab.scpi("load", "INP?") == "0", "load input still on"
+    assert abs(float(lab.serial_query("chamber", "SETP?")) - ambient) < 1e-6, "chamber not back at ambient"
+
+
 def served_lab_fixture(tmp_path):
     fx = isolated_fixture(tmp_path, time_scale=60)
     with served_lab(fx) as proc:

@@ -7,15 +7,11 @@ import signal
 import time
 
 import pytest
-from engine_support import DATA, RunProcess
+from engine_support import DATA, RunProcess, assert_bench_safe
 
 PLAN = str(DATA / "abortable.yaml")
 
 
-def assert_bench_safe(lab) -> None:
-    assert lab.scpi("psu", "OUTP? (@1)") == "0", "supply output still on"
-    assert lab.scpi("load", "INP?") == "0", "load input still on"
-    assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0), "chamber not back at ambient"
 
 
 def start_soaking(lab, tmp_path, *extra: str) -> RunProcess:
