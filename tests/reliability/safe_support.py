@@ -31,8 +31,10 @@ def start_soaking(lab: ServedLab, tmp_path: Path, *extra: str) -> RunProcess:
     run.wait_for("soak", timeout=90)
     assert lab.scpi("psu", "OUTP? (@1)") == "1"
     assert lab.scpi("load", "INP?") == "1"
-    deadline = time.monotonic() + 30  # the soak's first commands may still be on their way
-    while float(lab.serial_query("chamber", "SETP?")) != pytest.approx(60.0):
+    # the soak's first commands may still be on their way; ask the lab's control socket (the
+    # chamber's pty is in use by the run: a second reader there would steal its replies)
+    deadline = time.monotonic() + 30
+    while control(lab, {"op": "state"})["chamber"]["setpoint"] != pytest.approx(60.0):
         assert time.monotonic() < deadline, "the soak never set the chamber to 60 degC"
         time.sleep(0.1)
     return run

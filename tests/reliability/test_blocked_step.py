@@ -10,6 +10,8 @@ import yaml
 from engine_support import RunProcess, ServedLab
 from rel_support import RELIABILITY_DATA
 
+from labctl.fixture import load_fixture
+from labctl.sim.control import control_request, default_control_path
 from labctl.sim.testing import isolated_fixture, served_lab
 from tests.conftest import run_labctl
 
@@ -41,7 +43,8 @@ def test_interlock_trip_during_a_long_read_makes_the_bench_safe_at_once(slow_daq
     print(f"\nsupply off {time.monotonic() - started:.1f} s into a {READ_SECONDS} s blocked read")
     assert run.proc.poll() is None  # the step is still blocked in its read: the watchdog acted
     assert lab.scpi("load", "INP?") == "0"
-    assert float(lab.serial_query("chamber", "SETP?")) == pytest.approx(25.0)
+    state = control_request(default_control_path(load_fixture(str(lab.fixture))), {"op": "state"})
+    assert state["chamber"]["setpoint"] == pytest.approx(25.0)  # (the run still holds the chamber's pty)
     rc = run.finish(timeout=READ_SECONDS * 3)
     assert rc == 3, run.output
     assert "safety interlock tripped" in run.output
