@@ -192,8 +192,7 @@ class Runner:
     def _report_watchdog(self, watchdog: SafeStateWatchdog) -> None:
         if watchdog.results is None:
             return
-        done = "; ".join(f"{role} {'ok' if getattr(r, 'ok', False) else 'FAILED: ' + str(getattr(r, 'error', ''))}"
-                         for role, r in watchdog.results.items())
+        done = "; ".join(f"{role} {' '.join(r.verdict())}" for role, r in watchdog.results.items())
         stamp = time.strftime("%H:%M:%S", time.localtime(watchdog.fired_at or time.time()))
         self._log(f"safe-state watchdog drove the safe state at {stamp} because {watchdog.why}: "
                   f"{done or 'nothing done'}", "warning")
@@ -280,12 +279,8 @@ class Runner:
             attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
             self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                          step_id=f"safe-state.{role}", group="teardown", check="safe_state"))
-            if res.ok:
-                outcome, message = StepOutcome.PASS, "; ".join(res.actions)
-            elif res.wrong_state:
-                outcome, message = StepOutcome.FAIL, f"NOT SAFE: {res.error}"
-            else:
-                outcome, message = StepOutcome.ERROR, f"not confirmed: {res.error}"
+            label, message = res.verdict()
+            outcome = StepOutcome(label)
             self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                        outcome=outcome, message=message))
             self.results.append(StepResult(key, f"safe-state.{role}", "teardown", "safe_state", outcome, message))

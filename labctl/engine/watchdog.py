@@ -106,6 +106,5 @@ class SafeStateWatchdog:
             self.results = {}
             return
         for role, res in self.results.items():
-            ok = getattr(res, "ok", False)
-            detail = "; ".join(getattr(res, "actions", []) or []) if ok else getattr(res, "error", "")
-            self.say(f"safe-state watchdog: {role} {'done' if ok else 'FAILED'}: {detail}")
+            label, message = res.verdict()
+            self.say(f"safe-state watchdog: {role} {label}: {message}")

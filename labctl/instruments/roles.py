@@ -57,6 +57,15 @@ class SafeStateResult:
     wrong_state: bool = False
     seconds: float = 0.0  # wall time the role's safe state took
 
+    def verdict(self) -> tuple[str, str]:
+        """``("PASS", actions)``, ``("FAIL", "NOT SAFE: …")`` (another state was read back) or
+        ``("ERROR", "not confirmed: …")``: how the run and the watchdog report it."""
+        if self.ok:
+            return "PASS", "; ".join(self.actions)
+        if self.wrong_state:
+            return "FAIL", f"NOT SAFE: {self.error}"
+        return "ERROR", f"not confirmed: {self.error}"
+
 
 LOAD_MODES = ("CC", "CV", "CR", "CP")
 DMM_FUNCTIONS = ("dc_voltage", "ac_voltage", "dc_current", "resistance")
