@@ -35,6 +35,7 @@ def test_switching_on_programs_ovp_and_ocp_first(bench):
     psu.set_current_limit("1", 4.0)
     psu.set_voltage("1", 5.0)
     psu.set_output("1", True)
+    assert psu.output("1") is True  # orders the station's writes before the independent read
     assert float(scpi.query("VOLT:PROT? (@1)")) == pytest.approx(5.7)  # 5 V x 1.1 + 0.2 V
     assert scpi.query("CURR:PROT:STAT? (@1)") == "1"
     assert psu.protection("1") == {"ovp_level": pytest.approx(5.7), "ocp_enabled": True, "current_limit": 4.0}
@@ -46,6 +47,7 @@ def test_plan_ovp_and_ocp_off_are_programmed_as_asked(bench):
     psu.set_voltage("1", 5.0)
     psu.set_protection("1", ovp=6.2, ocp=False)
     psu.set_output("1", True)
+    assert psu.output("1") is True  # orders the station's writes before the independent read
     assert float(scpi.query("VOLT:PROT? (@1)")) == pytest.approx(6.2)
     assert scpi.query("CURR:PROT:STAT? (@1)") == "0"
 
@@ -55,6 +57,9 @@ def test_an_ovp_trip_turns_the_output_off_until_cleared_and_switched_on(bench):
     psu = station.role("psu")
     psu.set_voltage("1", 5.0)
     psu.set_output("1", True)
+    # the station's writes are not ordered against another connection's queries: a query on
+    # the station's own connection first (the emulator answers it after the writes before it)
+    assert psu.output("1") is True
     assert scpi.query("OUTP? (@1)") == "1"
     scpi.write("VOLT 6,(@1)")  # a runaway setpoint (or a frozen labctl and a slip of the hand)
     assert scpi.query("VOLT:PROT:TRIP? (@1)") == "1"
