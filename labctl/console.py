@@ -56,17 +56,72 @@ def _corner(corner: dict[str, Any]) -> str:
     return escape(f"[{', '.join(f'{k}={v}' for k, v in corner.items())}]") if corner else ""
 
 
+class LineBudget:
+    """How many lines a console may print now: ``rate`` lines a second, ``burst`` at once (a
+    token bucket). A long plan of fast steps never scrolls faster than a person can read."""
+
+    def __init__(self, rate: float = 10.0, burst: float = 40.0, clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens = burst
+        self._t = clock()
+
+    def available(self) -> float:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate)
+        self._t = now
+        return self.tokens
+
+    def spend(self, lines: int) -> None:
+        self.tokens -= lines
+
+
+_QUIET = (ev.StepOutcome.PASS, ev.StepOutcome.SKIPPED)
+
+
+def _noteworthy(event: ev.Event) -> bool:
+    """What always prints, even when the step passes and lines are scarce."""
+    if isinstance(event, ev.MeasurementRecorded):
+        return event.verdict in (ev.Verdict.FAIL, ev.Verdict.MARGINAL)
+    if isinstance(event, ev.LogMessage):
+        return event.level in ("warning", "error")
+    return isinstance(event, ev.InstrumentErrorReported)
+
+
+class _Held:
+    """A step whose lines are held back until its end: shown if it fails or the budget allows,
+    otherwise counted in the next "… N step(s) passed" line."""
+
+    __slots__ = ("started", "events", "t0")
+
+    def __init__(self, started: ev.StepStarted, t0: float) -> None:
+        self.started, self.events, self.t0 = started, [started], t0
+
+
 class ConsoleReporter:
-    """Prints steps, measurements and (throttled) progress of long waits with rich."""
+    """Prints steps, measurements and (throttled) progress of long waits with rich.
+
+    Output is paced by a :class:`LineBudget` (``lines_per_second``): while lines are left, every
+    step prints as it runs; past it, a passing step's lines are folded into one line
+    ``… 120 step(s) passed (v10 … v129)`` printed at most once a second. Failures, errors,
+    aborts, warnings, instrument errors and the run's end always print, in order; a step that
+    runs longer than ``hold_up_to`` seconds shows its header live.
+    """
 
     def __init__(self, console: Any = None, *, progress_every: float = 2.0, quiet_measurements: bool = False,
-                 compact: bool = False) -> None:
+                 compact: bool = False, lines_per_second: float = 10.0, burst: float = 40.0,
+                 hold_up_to: float = 1.0, clock: Any = time.monotonic) -> None:
         self.console = console or make_console()
         self.progress_every = progress_every
         self.quiet_measurements = quiet_measurements or compact
         self.compact = compact  # one line per step, failing measurements only
+        self.budget = LineBudget(lines_per_second, burst, clock)
+        self.hold_up_to = hold_up_to
+        self.clock = clock
         self._last_progress: dict[str, float] = {}
         self._steps: dict[str, ev.StepStarted] = {}
+        self._held: dict[str, _Held] = {}
+        self._folded: list[str] = []  # ids of passing steps not printed yet
+        self._folded_at = clock()
         self._bar: Any = None  # (rich Progress, task id) while a long wait reports progress
         self.live_bars = bool(getattr(self.console, "is_terminal", False))
 
@@ -74,7 +129,51 @@ class ConsoleReporter:
         if self.compact:
             self._compact(event)
             return
+        key = getattr(event, "step_key", None)
+        if isinstance(event, ev.StepStarted):
+            if event.check != "safe_state" and self.budget.available() < 3:
+                self._held[event.step_key] = _Held(event, self.clock())
+                return
+        elif key is not None and key in self._held:
+            held = self._held[key]
+            if isinstance(event, ev.StepEnded):
+                del self._held[key]
+                if event.outcome in _QUIET and not any(map(_noteworthy, held.events)) \
+                        and self.budget.available() < 3:
+                    self._fold(held.started.step_id)
+                    return
+                self._release(held)
+            elif self.clock() - held.t0 >= self.hold_up_to:  # a long step: show it live from now on
+                del self._held[key]
+                self._release(held)
+            else:
+                held.events.append(event)
+                return
+        self._show(event)
+
+    def _fold(self, step_id: str) -> None:
+        self._folded.append(step_id)
+        if self.clock() - self._folded_at >= 1.0:
+            self._print_folded()
+
+    def _print_folded(self) -> None:
+        if self._folded:
+            ids = self._folded
+            span = ids[0] if len(ids) == 1 else f"{ids[0]} … {ids[-1]}"
+            self.console.print(f"  [dim]… {len(ids)} step(s) passed ({_fmt(span)})[/]")
+            self.budget.spend(1)
+            self._folded = []
+        self._folded_at = self.clock()
+
+    def _release(self, held: _Held) -> None:
+        for e in held.events:
+            self._show(e)
+
+    def _show(self, event: ev.Event) -> None:
+        if self._folded:
+            self._print_folded()
         c = self.console
+        printed = 1
         if isinstance(event, ev.RunStarted):
             c.print(f"[bold]run {event.run_id}[/]  plan [cyan]{_fmt(event.plan_name)}[/] v{_fmt(event.plan_version)}  "
                     f"station [cyan]{_fmt(event.station)}[/]  DUT [cyan]{_fmt(event.dut_serial or '-')}[/]")
@@ -93,6 +192,7 @@ class ConsoleReporter:
             verdict = f"  [{style}]{event.verdict.value}[/]" if event.verdict is not ev.Verdict.NONE else ""
             c.print(f"    {_fmt(event.name)}{f' ({_fmt(labels)})' if labels else ''} = {_fmt(event.value)} {_fmt(event.unit)}{limits}{verdict}")
         elif isinstance(event, ev.Progress):
+            printed = 0
             if self.live_bars:
                 self._show_bar(event)
                 return
@@ -101,8 +201,10 @@ class ConsoleReporter:
                 self._last_progress[event.step_key] = now
                 pct = f" {event.fraction * 100:3.0f}%" if event.fraction is not None else ""
                 c.print(f"    [dim]…{pct} {_fmt(event.text)}[/]")
+                printed = 1
         elif isinstance(event, ev.StepEnded):
             self._hide_bar()
+            self._last_progress.pop(event.step_key, None)
             if event.step_key.startswith("teardown/safe-state."):
                 role = event.step_key.split("safe-state.", 1)[1].split("#")[0]
                 style = "dim" if event.outcome is ev.StepOutcome.PASS else "bold red"
@@ -112,14 +214,18 @@ class ConsoleReporter:
             msg = f"  {_fmt(event.message)}" if event.message else ""
             c.print(f"  [{style}]{event.outcome.value}[/]{msg}")
         elif isinstance(event, ev.LogMessage):
-            if event.level in ("warning", "error"):
-                c.print(f"  [{'yellow' if event.level == 'warning' else 'red'}]{event.level}: {_fmt(event.message)}[/]")
+            if event.level not in ("warning", "error"):
+                return
+            c.print(f"  [{'yellow' if event.level == 'warning' else 'red'}]{event.level}: {_fmt(event.message)}[/]")
         elif isinstance(event, ev.InstrumentErrorReported):
             c.print(f"  [magenta]instrument error {event.role}: {event.code:+d},\"{_fmt(event.message)}\"[/]")
         elif isinstance(event, ev.RunEnded):
             self._hide_bar()
             style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
             c.print(f"[{style}]run {event.outcome.value.upper()}[/]  {_fmt(event.message)}")
+        else:
+            printed = 0
+        self.budget.spend(printed)
 
     def _show_bar(self, event: ev.Progress) -> None:
         """A live progress bar on a terminal: what the step waits for, how far, how long."""
@@ -179,8 +285,11 @@ class JsonLinesReporter:
         self.stream.flush()
 
 
-def summary_table(result: Any, title: str = "") -> Any:
-    """A rich table of a run's steps: outcome, attempts, and the message (value vs limit)."""
+def summary_table(result: Any, title: str = "", max_rows: int = 60) -> Any:
+    """A rich table of a run's steps: outcome, attempts, and the message (value vs limit).
+
+    Past ``max_rows`` steps only those that did not pass are listed, with one closing row
+    counting the passed ones (``labctl runs show`` lists them all)."""
     from rich.table import Table
 
     table = Table(title=title or f"run {result.run_id}: {result.outcome.value}", show_lines=False)
@@ -188,11 +297,17 @@ def summary_table(result: Any, title: str = "") -> Any:
     table.add_column("corner", style="dim")
     table.add_column("outcome")
     table.add_column("details", overflow="fold")
-    for s in result.steps:
-        if s.check == "safe_state" and s.outcome is ev.StepOutcome.PASS:
-            continue
+    shown = [s for s in result.steps if not (s.check == "safe_state" and s.outcome is ev.StepOutcome.PASS)]
+    folded = 0
+    if len(shown) > max_rows:
+        kept = [s for s in shown if s.outcome is not ev.StepOutcome.PASS]
+        folded = len(shown) - len(kept)
+        shown = kept
+    for s in shown:
         corner = ", ".join(f"{k}={v}" for k, v in s.corner.items())
         style = _OUTCOME_STYLE.get(s.outcome.value, "")
         attempts = f" ×{s.attempts}" if s.attempts > 1 else ""
         table.add_row(_fmt(s.step_id), _fmt(corner), f"[{style}]{s.outcome.value}[/]{attempts}", _fmt(s.message))
+    if folded:
+        table.add_row(f"… {folded} more", "", f"[{_OUTCOME_STYLE['PASS']}]PASS[/]", "listed by labctl runs show")
     return table

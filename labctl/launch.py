@@ -299,7 +299,7 @@ OPEN_STORE_TIMEOUT = 45.0  # seconds for opening (connect, migrate, upkeep) the 
 def _open_recorder(db: str | None) -> tuple[Any, Any]:
     from labctl.store import open_store
     from labctl.store.bounded import BoundedCaller
-    from labctl.store.recorder import Recorder
+    from labctl.store.recorder import Recorder, commit_window_from_env
 
     opener = BoundedCaller(OPEN_STORE_TIMEOUT, name="labctl-open-store", what=f"the results store {db or ''}".strip(),
                            hint="check --db / LABCTL_DB and that the database server answers; nothing was powered")
@@ -312,7 +312,7 @@ def _open_recorder(db: str | None) -> tuple[Any, Any]:
                          hint="check --db / LABCTL_DB") from None
     finally:
         opener.close()
-    return store, Recorder(store)
+    return store, Recorder(store, commit_window=commit_window_from_env())
 
 
 class _SessionLogPusher:
@@ -329,7 +329,6 @@ class _SessionLogPusher:
 
         if not isinstance(event, StepEnded | RunEnded) or self.log is None:
             return
-        records = list(self.log.records[self._sent:])
+        records, self._sent = self.log.since(self._sent)
         if records:
-            self._sent += len(records)
             self.recorder.add_session_log(event.run_id, records, step_key=getattr(event, "step_key", None))

@@ -157,6 +157,14 @@ class Quantity:
 
     def to(self, unit: str) -> float:
         """The magnitude expressed in ``unit`` (a ratio: ``Quantity(3, "%").to("") == 0.03``)."""
+        if unit == self.unit and not self.delta:
+            return float(self.magnitude)
+        affine = _affine(self.unit, self.delta, unit)
+        if affine is not None:
+            return self.magnitude * affine[0] + affine[1]
+        return self._to_pint(unit)
+
+    def _to_pint(self, unit: str) -> float:
         target = _normalise_unit(unit)
         if self.delta:
             target = _delta_unit(target)
@@ -170,6 +178,9 @@ class Quantity:
     @property
     def base(self) -> float:
         """The magnitude in SI base units (kelvin for temperatures)."""
+        affine = _affine(self.unit, self.delta, None)
+        if affine is not None:
+            return self.magnitude * affine[0] + affine[1]
         return float(self.pint().to_base_units().magnitude)
 
     @property
@@ -193,6 +204,26 @@ class Quantity:
 
     def to_json(self) -> dict[str, Any]:
         return {"value": self.magnitude, "unit": self.unit, **({"delta": True} if self.delta else {})}
+
+
+@functools.lru_cache(maxsize=1024)
+def _affine(unit: str, delta: bool, target: str | None) -> tuple[float, float] | None:
+    """``(scale, offset)`` of the conversion from ``unit`` to ``target`` (``None``: SI base
+    units), asked of pint once per pair; ``None`` when the conversion fails or is not affine
+    (then every call asks pint, which words the error)."""
+    try:
+        def at(x: float) -> float:
+            q = Quantity(x, unit, delta)
+            return q._to_pint(target) if target is not None else float(q.pint().to_base_units().magnitude)
+
+        y0, y1, y10 = at(0.0), at(1.0), at(10.0)
+    except Exception:  # noqa: BLE001 - the slow path raises the worded error
+        return None
+    offset = y0
+    scale = y1 - y0  # exactly pint's factor for multiplicative units (y0 == 0)
+    if not math.isclose(scale * 10.0 + offset, y10, rel_tol=1e-12, abs_tol=1e-300):
+        return None
+    return scale, offset
 
 
 # ------------------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def _check_one(path: str, sets: dict[str, str], fixture: Any, show: bool = False
     """Check one file (plan, step library or fixture); print its summary when valid."""
     from labctl.errors import LabctlError
     from labctl.fixture.loader import check_fixture_file, is_fixture_data
-    from labctl.plan.loader import check_library, check_plan, is_step_library
+    from labctl.plan.loader import check_library, check_plan_loaded, is_step_library
     from labctl.plan.source import load_yaml
     from labctl.resources import resolve_data_path
 
@@ -90,7 +90,7 @@ def _check_one(path: str, sets: dict[str, str], fixture: Any, show: bool = False
     if not real.exists():
         real = resolve_data_path(path, "fixtures" if folder == "testplans" else "testplans")
     try:
-        data, _, _ = load_yaml(real, display=path)
+        data, smap, yaml_errors = load_yaml(real, display=path)
     except LabctlError as err:
         return [err]
     if is_fixture_data(data):
@@ -109,7 +109,7 @@ def _check_one(path: str, sets: dict[str, str], fixture: Any, show: bool = False
             n = len(loaded.plan.steps)
             click.echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
     else:
-        loaded, kind_errors = check_plan(path if Path(path).exists() else real, sets, fixture)
+        loaded, kind_errors = check_plan_loaded(data, smap, yaml_errors, real, path, sets, fixture)
         if loaded is not None and not kind_errors:
             click.echo(f"ok  {path}: {loaded.summary()}")
             _warn(loaded.warnings)

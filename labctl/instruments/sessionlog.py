@@ -31,6 +31,7 @@ class SessionLog:
         max_records: int | None = None,
     ) -> None:
         self.records: list[dict[str, Any]] = []
+        self.total = 0  # records ever kept (the index of the next one), trimmed ones included
         self.path = Path(path) if path is not None else None
         self._time = clock or time.time
         self._max = max_records
@@ -51,12 +52,20 @@ class SessionLog:
         rec.update(extra)
         with self._lock:
             self.records.append(rec)
-            if self._max is not None and len(self.records) > self._max:
-                del self.records[: len(self.records) - self._max]
+            self.total += 1
+            if self._max is not None and len(self.records) > self._max + self._max // 4:
+                del self.records[: len(self.records) - self._max]  # in chunks: amortised O(1)
             if self._file is not None:
                 self._file.write(json.dumps(rec, default=str) + "\n")
                 self._file.flush()
         return rec
+
+    def since(self, index: int) -> tuple[list[dict[str, Any]], int]:
+        """``(records, next_index)``: the records from the ``index``-th ever kept on (those
+        trimmed by ``max_records`` meanwhile are gone) and the index to ask from next time."""
+        with self._lock:
+            first = self.total - len(self.records)
+            return self.records[max(0, index - first):], self.total
 
     def for_instrument(self, instrument: str) -> list[dict[str, Any]]:
         with self._lock:

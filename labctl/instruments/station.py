@@ -40,13 +40,18 @@ class RoleEntry:
     impls: dict[str, RoleImpl] = field(default_factory=dict)
 
 
+#: instrument I/O records a station keeps in memory (the run's recorder stores each step's own
+#: at the step's end; a soak of days must not grow the process)
+SESSION_LOG_KEEP = 50_000
+
+
 class Station:
     def __init__(self, fixture: Any, *, session_log: SessionLog | None = None, clock: Any = None,
                  profile_search: list[Path] | None = None) -> None:
         self.fixture = fixture
         self.clock = clock
         self.session_log = session_log if session_log is not None else SessionLog(
-            clock=clock.wall_time if clock is not None else None)
+            clock=clock.wall_time if clock is not None else None, max_records=SESSION_LOG_KEEP)
         self._lock = threading.RLock()
         self._entries: dict[str, RoleEntry] = {}
         for name, binding in fixture.roles.items():

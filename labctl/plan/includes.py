@@ -89,6 +89,12 @@ def expand_includes(data: Any, smap: SourceMap, path: Path, display: str) -> Inc
     if not isinstance(data, dict):
         res.smap = smap
         return res
+    lists = [data[g] for g in GROUPS if isinstance(data.get(g), list)]
+    if sum(map(len, lists)) <= res.limits.max_expanded_steps and not any(
+            isinstance(item, dict) and "include" in item for items in lists for item in items):
+        res.smap = smap  # nothing to splice: every position stays where it is (linear, no copy)
+        res.spliced = sum(map(len, lists))
+        return res
     # everything outside the step lists keeps its position
     for table_from, table_to in ((smap.values, res.smap.values), (smap.keys, res.smap.keys)):
         for p, pos in table_from.items():

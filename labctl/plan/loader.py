@@ -67,6 +67,14 @@ def check_plan(
         data, smap, errors = load_yaml(real, display=display)
     except LabctlError as err:
         return None, [err]
+    return check_plan_loaded(data, smap, errors, real, display, overrides, fixture)
+
+
+def check_plan_loaded(
+    data: Any, smap: SourceMap, errors: list[LabctlError], real: Path, display: str,
+    overrides: dict[str, str] | None = None, fixture: Any = None,
+) -> tuple[LoadedPlan | None, list[LabctlError]]:
+    """:func:`check_plan` of a file already read with :func:`load_yaml` (read once, checked once)."""
     if data is None:
         return None, [PlanError("the plan is empty", file=display, line=1, column=1,
                                 hint="a plan needs at least name: and steps:")]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from labctl.errors import LabctlError, PlanError
 from labctl.plan.bounds import InputLimits
@@ -23,9 +23,10 @@ from labctl.plan.bounds import InputLimits
 Path_ = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class Pos:
-    """A 1-based position in a file; ``quoted`` tells whether the scalar there is quoted."""
+class Pos(NamedTuple):
+    """A 1-based position in a file; ``quoted`` tells whether the scalar there is quoted.
+
+    A named tuple: a plan of 10,000 steps holds a few hundred thousand of them."""
 
     file: str
     line: int
@@ -109,7 +110,21 @@ def _loader(fast: bool = False) -> Any:
         base = yaml.CSafeLoader if key == "fast" else yaml.SafeLoader
 
         class PlanLoader(base):  # type: ignore[valid-type, misc]
-            pass
+            _memo: dict[Any, str] | None = None
+
+            def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+                # plans repeat their values (check names, roles, units): resolve each once per file
+                if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
+                    return super().resolve(kind, value, implicit)
+                if self._memo is None:
+                    self._memo = {}
+                key = (value, implicit)
+                tag = self._memo.get(key)
+                if tag is None:
+                    tag = super().resolve(kind, value, implicit)
+                    if len(self._memo) < 100_000:
+                        self._memo[key] = tag
+                return tag
 
         PlanLoader.yaml_implicit_resolvers = {
             ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
@@ -129,6 +144,17 @@ _YAML = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_YAML + t for t in ("null", "bool", "int", "float", "str", "timestamp")}
 _SEQ_TAGS = {_YAML + "seq"}
 _MAP_TAGS = {_YAML + "map"}
+
+
+_QUOTES = ("'", '"')
+_SLOW = object()
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+#: scalars built without PyYAML's constructor (the common tags, in their common spellings)
+_FAST_SCALARS: dict[str, Any] = {
+    _YAML + "str": lambda v: v,
+    _YAML + "null": lambda v: None if v in ("", "~", "null", "Null", "NULL") else _SLOW,
+    _YAML + "bool": lambda v: _BOOLS.get(v, _SLOW),
+}
 
 
 def _tag_text(tag: str) -> str:
@@ -176,7 +202,16 @@ class _Builder:
 
     def build(self, node: Any, path: Path_) -> Any:
         yaml = self.yaml
-        self.smap.values[path] = self.pos(node)
+        mark = node.start_mark
+        if node.__class__ is yaml.ScalarNode:
+            self.smap.values[path] = Pos(self.file, mark.line + 1, mark.column + 1, node.style in _QUOTES)
+            fast = _FAST_SCALARS.get(node.tag)
+            if fast is not None:
+                value = fast(node.value)
+                if value is not _SLOW:
+                    return value
+            return self.scalar(node)[1]
+        self.smap.values[path] = Pos(self.file, mark.line + 1, mark.column + 1, False)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)[1]
         if isinstance(node, yaml.SequenceNode):
@@ -199,9 +234,12 @@ class _Builder:
                 if not isinstance(key_node, yaml.ScalarNode):
                     self._error("a key must be a plain word, not a list or mapping", key_node)
                     continue
-                ok, key = self.scalar(key_node)
-                if not ok:
-                    continue
+                if key_node.tag == _YAML + "str":
+                    key = key_node.value
+                else:
+                    ok, key = self.scalar(key_node)
+                    if not ok:
+                        continue
                 if not isinstance(key, str | int | float | bool) or key is None:
                     key = str(key)
                 if key in out:
@@ -212,8 +250,10 @@ class _Builder:
                         hint="YAML keeps only the last one; remove or rename one of them",
                     )
                     continue
-                self.smap.keys[(*path, key)] = self.pos(key_node)
-                out[key] = self.build(value_node, (*path, key))
+                kpath = (*path, key)
+                kmark = key_node.start_mark
+                self.smap.keys[kpath] = Pos(self.file, kmark.line + 1, kmark.column + 1, key_node.style in _QUOTES)
+                out[key] = self.build(value_node, kpath)
             return out
         return None  # pragma: no cover - yaml has no other node kinds
 

@@ -4,7 +4,12 @@ Durability (what is committed when ``publish`` returns):
 
 * ``RunStarted``: the run row (status ``running``, owner host/pid, heartbeat) at once;
 * ``StepEnded``: the step's measurements, verdict and everything else pending, in one
-  transaction, so a step is safe before the next step sends its first instrument command;
+  transaction, so a step is safe before the next step sends its first instrument command.
+  With a ``commit_window`` (``labctl run`` uses :data:`DEFAULT_COMMIT_WINDOW`), steps that end
+  less than that long after the last commit are *group-committed*: held whole (the step row,
+  its measurements and its end together) and committed with the next commit, at the latest
+  ``commit_window`` seconds after they ended (by the background thread). A ``kill -9``
+  then loses at most the steps of the last window, never part of a step; resume re-runs them.
 * ``PromptAsked`` / ``PromptAnswered`` / ``RunEnded``: at once;
 * samples, logs, step starts, instrument errors, attachments, instrument I/O: batched and
   flushed at least every ``flush_interval`` (1 s) by a background thread, and at step end.
@@ -42,6 +47,19 @@ from labctl.store.spool import Spool
 from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL, Store
 
 _IMMEDIATE = (ev.PromptAsked, ev.PromptAnswered)
+#: ``labctl run``'s group-commit window (seconds): a step is durable at most this long after it ends
+DEFAULT_COMMIT_WINDOW = 0.1
+ENV_COMMIT_WINDOW = "LABCTL_COMMIT_WINDOW"
+
+
+def commit_window_from_env() -> float:
+    """``$LABCTL_COMMIT_WINDOW`` (seconds, 0 = commit every step at its end) or the default."""
+    raw = os.environ.get(ENV_COMMIT_WINDOW, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_COMMIT_WINDOW
+    except ValueError:
+        return DEFAULT_COMMIT_WINDOW
+    return value if 0 <= value <= 10 else DEFAULT_COMMIT_WINDOW
 
 
 @dataclass
@@ -51,6 +69,8 @@ class _Run:
     started: tuple[int, ev.RunStarted]
     seq: int = 0
     pending: list[tuple[int, ev.Event]] = field(default_factory=list)
+    ready: list[tuple[int, ev.Event]] = field(default_factory=list)  # finished steps, not yet committed
+    ready_since: float = 0.0
     measurements: list[tuple[int, ev.Event]] = field(default_factory=list)
     io: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     open_steps: dict[str, tuple[int, ev.StepStarted]] = field(default_factory=dict)
@@ -76,11 +96,13 @@ class Recorder:
         heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
         flush_interval: float = 1.0,
         write_timeout: float | None = None,
+        commit_window: float = 0.0,
     ) -> None:
         self.store = store
         self.spool_path = spool_path
         self.heartbeat_interval = heartbeat_interval
         self.flush_interval = flush_interval
+        self.commit_window = commit_window
         self._sink = DbSink(store, heartbeat_interval=heartbeat_interval)
         self._db = BoundedCaller(write_timeout, name="labctl-recorder-db",
                                  what=f"the results database {store.display_url}")
@@ -121,8 +143,15 @@ class Recorder:
             if isinstance(event, ev.StepStarted):
                 run.open_steps[event.step_key] = (seq, event)
             elif isinstance(event, ev.StepEnded):
-                self._flush(run, with_measurements=True)
                 run.open_steps.pop(event.step_key, None)
+                if self.commit_window > 0 and time.monotonic() - run.last_flush < self.commit_window:
+                    if not run.ready:
+                        run.ready_since = time.monotonic()
+                    run.ready += run.pending
+                    run.ready += run.measurements
+                    run.pending, run.measurements = [], []
+                else:
+                    self._flush(run, with_measurements=True)
             elif isinstance(event, ev.RunEnded):
                 try:
                     self._flush(run, with_measurements=True)
@@ -190,11 +219,11 @@ class Recorder:
             raise StoreError(f"cannot resume: {info.reason}", hint="wait for it to end, or stop it first")
 
     def _flush(self, run: _Run, *, with_measurements: bool) -> None:
-        items = run.pending
+        items = run.ready + run.pending if run.ready else run.pending
         if with_measurements and run.measurements:
             items = items + run.measurements
             run.measurements = []
-        run.pending = []
+        run.pending, run.ready = [], []
         io, run.io = run.io, []
         run.last_flush = time.monotonic()
         if items or io:
@@ -254,14 +283,15 @@ class Recorder:
             thread.join(timeout=30)
 
     def _keep(self, stop: threading.Event) -> None:
-        tick = min(self.flush_interval, self.heartbeat_interval) / 2
+        tick = min(self.flush_interval, self.heartbeat_interval, self.commit_window or 1e9) / 2
         last_beat = time.monotonic()
         while not stop.wait(tick):
             now = time.monotonic()
             with self._lock:
                 runs = list(self._runs.values())
                 for run in runs:
-                    if (run.pending or run.io) and now - run.last_flush >= self.flush_interval:
+                    if ((run.pending or run.io) and now - run.last_flush >= self.flush_interval
+                            or run.ready and now - run.ready_since >= self.commit_window):
                         try:
                             self._flush(run, with_measurements=False)
                         except StoreError:
