@@ -59,6 +59,12 @@ def _step_sql(mark: str) -> dict[str, str]:
             " corner_index, attempt, tags, started_at, message) VALUES"
             f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING RETURNING id"
         ),
+        "step_insert_many": (
+            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, corner,"
+            " corner_index, attempt, tags, started_at, message) VALUES"
+            f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING"
+        ),
+        "step_ids": f"SELECT step_key, id FROM steps WHERE run_id = {mark} AND session = {mark} AND step_key IN ",
         "step_id": f"SELECT id FROM steps WHERE run_id = {mark} AND session = {mark} AND step_key = {mark}",
         "step_end": f"UPDATE steps SET outcome = {mark}, message = {mark}, ended_at = {mark}, duration = {mark},"
                     f" duration_sim = {mark} WHERE id = {mark}",
@@ -114,6 +120,10 @@ class DbSink:
     def _write(self, conn: Connection, b: Batch) -> None:
         children: dict[str, list[Any]] = defaultdict(list)
         later: list[tuple[int, ev.Event]] = []
+        starts = [(seq, e) for seq, e in b.items if isinstance(e, ev.StepStarted)]
+        bulk_started = len(starts) > 1  # a group commit: every step row in one statement
+        if bulk_started:
+            self._steps_started(conn, b, starts)
         for seq, e in b.items:
             match e:  # measurements first: by far the most frequent
                 case ev.MeasurementRecorded():
@@ -122,7 +132,8 @@ class DbSink:
                     children["samples"].append((self._step_ref(conn, b, e.step_key, e.time), b.run_id,
                                                 seq, e.series, e.value, e.unit, e.time))
                 case ev.StepStarted():
-                    self._step_started(conn, b, seq, e)
+                    if not bulk_started:
+                        self._step_started(conn, b, seq, e)
                 case ev.RunStarted():
                     self._run_started(conn, b, e)
                 case ev.LogMessage():
@@ -153,10 +164,13 @@ class DbSink:
                 conn.exec_driver_sql(self._bulk[name], rows)
             else:
                 conn.execute(self._ins(tables[name]), rows)
+        ends = [(e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time))
+                for _seq, e in later if isinstance(e, ev.StepEnded)]
+        if ends:
+            conn.exec_driver_sql(self._sql["step_end"], ends if len(ends) > 1 else ends[0])
         for _seq, e in later:
             if isinstance(e, ev.StepEnded):
-                conn.exec_driver_sql(self._sql["step_end"], (
-                    e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time)))
+                continue
             elif isinstance(e, ev.PromptAnswered):
                 conn.execute(
                     update(prompts)
@@ -241,6 +255,20 @@ class DbSink:
             self._steps.pop(key, None)
         else:
             self._steps[key] = ref
+
+    def _steps_started(self, conn: Connection, b: Batch, starts: list[tuple[int, ev.StepStarted]]) -> None:
+        """Many step rows at once (one ``executemany``), then their ids in one query per 500."""
+        rows = [(b.run_id, b.session, seq, e.step_key, e.step_id, e.group, e.check,
+                 json.dumps(e.corner, default=str) if e.corner else None, e.corner_index, e.attempt,
+                 json.dumps(list(e.tags)) if e.tags else None, e.time) for seq, e in starts]
+        conn.exec_driver_sql(self._sql["step_insert_many"], rows)
+        mark = "?" if self.store.dialect == "sqlite" else "%s"
+        keys = [e.step_key for _seq, e in starts]
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            sql = self._sql["step_ids"] + f"({', '.join([mark] * len(chunk))})"
+            for key, ref in conn.exec_driver_sql(sql, (b.run_id, b.session, *chunk)):
+                self._steps[(b.run_id, b.session, key)] = ref
 
     def _step_ref(self, conn: Connection, b: Batch, step_key: str, t: float) -> int:
         key = (b.run_id, b.session, step_key)

@@ -1,0 +1,60 @@
+"""What the benchmarks share: a served simulated lab, plan files, timed subprocesses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: a benchmark plan of 5,000+ steps is genuine: raise the hostile-input limits for it
+BIG_PLAN_ENV = {"LABCTL_MAX_FILE_BYTES": str(64 << 20), "LABCTL_MAX_YAML_NODES": str(10_000_000),
+                "LABCTL_MAX_EXPANDED_STEPS": str(1_000_000)}
+
+
+def env(**extra: str) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    out.update(BIG_PLAN_ENV)
+    out.update(extra)
+    return out
+
+
+def measure_plan(path: Path, steps: int, *, role: str = "psu", prop: str = "ch1.voltage") -> Path:
+    """A plan of ``steps`` ``measure`` steps, each with limits."""
+    lines = ["name: bench-measure", 'version: "1"', "steps:"]
+    for i in range(steps):
+        lines.append(f"  - {{id: m{i}, check: measure, args: {{role: {role}, property: {prop}}}, "
+                     "limits: {value: {min: -1 V, max: 30 V}}}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def corners_plan(path: Path, steps: int, per_axis: int = 10) -> Path:
+    """A plan whose ``steps`` steps expand over 2 axes of ``per_axis`` values each."""
+    lines = ["name: bench-corners", 'version: "1"', "corners:",
+             f"  vin: [{', '.join(f'{4 + i * 0.1:.1f} V' for i in range(per_axis))}]",
+             f"  temp: [{', '.join(f'{20 + i} degC' for i in range(per_axis))}]", "steps:"]
+    for i in range(steps):
+        lines.append(f"  - {{id: c{i}, check: measure, args: {{role: psu, property: ch1.voltage}}, "
+                     "limits: {value: {max: 30 V}}}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def timed_cli(*args: str, extra_env: dict[str, str] | None = None, timeout: float = 600) -> tuple[float, int, str]:
+    """(wall seconds, exit code, output) of ``python -m labctl ARGS``."""
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "labctl", *args], capture_output=True, text=True,
+                          env=env(**(extra_env or {})), timeout=timeout)
+    return time.perf_counter() - start, proc.returncode, proc.stdout + proc.stderr
+
+
+def best(fn, repeat: int = 3) -> float:  # noqa: ANN001
+    """The fastest of ``repeat`` runs of ``fn()`` (seconds): noise only ever adds time."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)

@@ -1,0 +1,60 @@
+"""Plan loading: ``labctl validate`` of plans of growing size; linear growth and the 2 s mark."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from labctl.bench import Row
+from labctl.bench.common import corners_plan, env, measure_plan, timed_cli
+
+
+def check_seconds(plan: Path) -> float:
+    """Seconds to check ``plan`` inside this process (no interpreter start-up)."""
+    import os
+
+    from labctl.plan.loader import check_plan
+
+    saved = {k: os.environ.get(k) for k in env()}
+    os.environ.update({k: v for k, v in env().items() if k.startswith("LABCTL_MAX")})
+    try:
+        start = time.perf_counter()
+        loaded, errors = check_plan(plan)
+        seconds = time.perf_counter() - start
+    finally:
+        for k, v in saved.items():
+            if k.startswith("LABCTL_MAX"):
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    if errors or loaded is None:
+        raise RuntimeError(f"{plan}: {errors[:3]}")
+    return seconds
+
+
+def rows(tmp: Path, quick: bool) -> list[Row]:
+    sizes = (100, 1000, 10000) if quick else (1000, 10000, 100000)
+    check_seconds(measure_plan(tmp / "warm-up.yaml", 10))  # imports and the unit registry: paid once
+    per_step = {}
+    for n in sizes:
+        per_step[n] = check_seconds(measure_plan(tmp / f"load-{n}.yaml", n)) / n
+    small, mid, big = sizes
+    growth = per_step[big] / min(per_step[small], per_step[mid])
+    target_n = 1000 if quick else 10000
+    plan = measure_plan(tmp / f"validate-{target_n}.yaml", target_n)
+    corners = corners_plan(tmp / f"corners-{target_n}.yaml", target_n // 100)
+    wall = {}
+    for name, path in (("plan", plan), ("corners", corners)):
+        seconds, code, out = timed_cli("validate", str(path))
+        if code != 0:
+            raise RuntimeError(f"labctl validate {path} exited {code}: {out[-1000:]}")
+        wall[name] = seconds
+    shown = ", ".join(f"{n:,}: {per_step[n] * 1e6:.0f} µs" for n in sizes)
+    return [
+        Row(f"load: time per step at {small:,}/{mid:,}/{big:,} steps", f"linear (per step at {big:,} ≤ 1.5× the least)",
+            shown, growth / 1.5),
+        Row(f"labctl validate, {target_n:,} steps", "≤ 2 s", f"{wall['plan']:.2f} s", wall["plan"] / 2.0),
+        Row(f"labctl validate, {target_n // 100} steps × 100 corners", "≤ 2 s", f"{wall['corners']:.2f} s",
+            wall["corners"] / 2.0),
+    ]

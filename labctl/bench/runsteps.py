@@ -1,0 +1,113 @@
+"""Per-step and per-measurement cost of a run, against the instrument I/O it does.
+
+* ``labctl run`` of N ``measure`` steps (``MEAS:VOLT? (@1)`` then the error queue,
+  ``SYST:ERR?``, on the simulated supply; limits; SQLite store; console on, piped) for two
+  sizes: the slope is the cost of one step. The floor is a hand-written pyvisa loop doing
+  the same two queries against the same served lab, in the same run.
+* A step recording 1,000 measurements, published through the event bus into the recorder
+  (SQLite, ``synchronous=FULL``) and the console: the cost of one measurement.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import time
+from pathlib import Path
+
+from labctl.bench import Row
+from labctl.bench.common import measure_plan, timed_cli
+
+
+def raw_pyvisa_step(resource: str, n: int) -> float:
+    """Seconds per step of the hand-written loop: the floor labctl is measured against."""
+    import pyvisa
+
+    rm = pyvisa.ResourceManager("@py")
+    psu = rm.open_resource(resource, read_termination="\n", write_termination="\n", timeout=5000)
+    try:
+        for _ in range(50):
+            psu.query("MEAS:VOLT? (@1)")
+            psu.query("SYST:ERR?")
+        start = time.perf_counter()
+        for _ in range(n):
+            psu.query("MEAS:VOLT? (@1)")
+            psu.query("SYST:ERR?")
+        return (time.perf_counter() - start) / n
+    finally:
+        psu.close()
+        rm.close()
+
+
+def step_rows(tmp: Path, quick: bool) -> list[Row]:
+    import yaml
+
+    from labctl.sim.testing import isolated_fixture, served_lab
+
+    small, large = (50, 300) if quick else (500, 5000)
+    fixture = isolated_fixture(tmp / "lab")
+    resource = yaml.safe_load(fixture.read_text())["roles"]["psu"]["resource"]
+    plans = {n: measure_plan(tmp / f"measure-{n}.yaml", n) for n in (small, large)}
+    with served_lab(fixture):
+        raw = raw_pyvisa_step(resource, 300 if quick else 3000)
+        wall = {}
+        for n, plan in plans.items():
+            seconds, code, out = timed_cli("run", str(plan), "--fixture", str(fixture), "--db",
+                                           str(tmp / f"run-{n}.db"), "--no-preflight")
+            if code != 0:
+                raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
+            wall[n] = seconds
+        raw_again = raw_pyvisa_step(resource, 300 if quick else 3000)
+    raw = min(raw, raw_again)
+    slope = (wall[large] - wall[small]) / (large - small)
+    labctl = max(slope - raw, 0.0)
+    return [
+        Row(f"run: one measure step ({small}→{large} steps, slope)", "≤ 1.5× raw pyvisa loop",
+            f"{slope * 1e3:.3f} ms vs {raw * 1e3:.3f} ms raw", slope / raw / 1.5),
+        Row("run: labctl's own time per step (slope − raw)", "≤ 0.3 ms", f"{labctl * 1e3:.3f} ms",
+            labctl / 0.3e-3),
+    ]
+
+
+def measurement_row(tmp: Path, quick: bool) -> Row:
+    from labctl.console import ConsoleReporter, make_console
+    from labctl.engine import events as ev
+    from labctl.store import open_store
+    from labctl.store.recorder import Recorder, commit_window_from_env
+
+    per_step = 1000
+    steps = 3 if quick else 20
+    run_id = f"bench-{os.getpid()}-{time.time_ns()}"
+    limits = ev.Limits(low=0.7, high=0.8, text="0.7 V ≤ x ≤ 0.8 V")
+    with open_store(str(tmp / "measurements.db")) as store:
+        recorder = Recorder(store, commit_window=commit_window_from_env())
+        bus = ev.EventBus()
+        bus.subscribe(recorder)
+        bus.subscribe(ConsoleReporter(make_console(file=io.StringIO())))
+        bus.publish(ev.RunStarted(
+            run_id=run_id, time=time.time(), plan_name="bench", plan_version="1", plan_hash="0" * 64,
+            plan_text="", plan_path="bench", station="bench", dut_serial="BENCH", operator=None,
+            labctl_version="0", host=socket.gethostname(), pid=os.getpid()))
+        start = time.perf_counter()
+        for i in range(steps):
+            key = f"steps/rails[{i}]#1"
+            t = time.time()
+            bus.publish(ev.StepStarted(run_id=run_id, time=t, step_key=key, step_id="rails", group="steps",
+                                       check="power.rails"))
+            for j in range(per_step):
+                bus.publish(ev.MeasurementRecorded(
+                    run_id=run_id, time=t, step_key=key, name="voltage", value=0.75 + j * 1e-6, unit="V",
+                    limits=limits, verdict=ev.Verdict.PASS, labels={"rail": f"R{j % 16}"}))
+            bus.publish(ev.StepEnded(run_id=run_id, time=t, step_key=key, outcome=ev.StepOutcome.PASS))
+        bus.publish(ev.RunEnded(run_id=run_id, time=time.time(), outcome=ev.RunOutcome.PASSED))
+        per = (time.perf_counter() - start) / (steps * per_step)
+        recorder.close()
+        if bus.errors or not recorder.saved:
+            raise RuntimeError(f"recorder failed: {bus.errors} {recorder.problem}")
+    return Row("record: one measurement (steps of 1,000; bus → store + console)", "≤ 20 µs",
+               f"{per * 1e6:.1f} µs", per / 20e-6)
+
+
+def rows(tmp: Path, quick: bool) -> list[Row]:
+    return [*step_rows(tmp, quick), measurement_row(tmp, quick)]
