@@ -198,7 +198,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                                            "elsewhere: labctl sim dut SERIAL), or run with --dut " + reported)
             bus = EventBus()
             if recorder is not None:  # before any other subscriber: a step is committed before it is shown
-                bus.subscribe(_SessionLogPusher(station.session_log, recorder), critical=True)
+                bus.subscribe(SessionLogPusher(station.session_log, recorder), critical=True)
                 bus.subscribe(recorder, critical=True)
             for sub in subscribers:
                 bus.subscribe(sub)
@@ -315,9 +315,11 @@ def _open_recorder(db: str | None) -> tuple[Any, Any]:
     return store, Recorder(store, commit_window=commit_window_from_env())
 
 
-class _SessionLogPusher:
+class SessionLogPusher:
     """Hands the instrument session log to the recorder at every step end (before the
     recorder commits the step), so the I/O of a step is kept with it."""
+
+    EVERY = 1000
 
     def __init__(self, log: Any, recorder: Any) -> None:
         self.log = log
@@ -327,8 +329,10 @@ class _SessionLogPusher:
     def __call__(self, event: Any) -> None:
         from labctl.engine.events import RunEnded, StepEnded
 
-        if not isinstance(event, StepEnded | RunEnded) or self.log is None:
+        if self.log is None:
             return
+        if not isinstance(event, StepEnded | RunEnded) and self.log.total - self._sent < self.EVERY:
+            return  # a long step hands its I/O over every EVERY records (the log keeps only the latest)
         records, self._sent = self.log.since(self._sent)
         if records:
             self.recorder.add_session_log(event.run_id, records, step_key=getattr(event, "step_key", None))

@@ -79,16 +79,23 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
 
 def _check_one(path: str, sets: dict[str, str], fixture: Any, show: bool = False) -> list[Any]:
     """Check one file (plan, step library or fixture); print its summary when valid."""
-    from labctl.errors import LabctlError
-    from labctl.fixture.loader import check_fixture_file, is_fixture_data
-    from labctl.plan.loader import check_library, check_plan_loaded, is_step_library
-    from labctl.plan.source import load_yaml
+    from labctl.gcpause import gc_paused
     from labctl.resources import resolve_data_path
 
     folder = "fixtures" if "fixture" in path.lower() else "testplans"
     real = resolve_data_path(path, folder)
     if not real.exists():
         real = resolve_data_path(path, "fixtures" if folder == "testplans" else "testplans")
+    with gc_paused():
+        return _check_loaded(path, real, sets, fixture, show)
+
+
+def _check_loaded(path: str, real: Any, sets: dict[str, str], fixture: Any, show: bool) -> list[Any]:
+    from labctl.errors import LabctlError
+    from labctl.fixture.loader import check_fixture_file, is_fixture_data
+    from labctl.plan.loader import check_library, check_plan_loaded, is_step_library
+    from labctl.plan.source import load_yaml
+
     try:
         data, smap, yaml_errors = load_yaml(real, display=path)
     except LabctlError as err:

@@ -40,9 +40,9 @@ class RoleEntry:
     impls: dict[str, RoleImpl] = field(default_factory=dict)
 
 
-#: instrument I/O records a station keeps in memory (the run's recorder stores each step's own
-#: at the step's end; a soak of days must not grow the process)
-SESSION_LOG_KEEP = 50_000
+#: instrument I/O records a station keeps in memory (the run's recorder is handed them at every
+#: step end and every 1,000 records; a soak of days must not grow the process)
+SESSION_LOG_KEEP = 10_000
 
 
 class Station:

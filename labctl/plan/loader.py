@@ -25,6 +25,7 @@ from labctl.errors import (
     UsageError,
     ValidationErrors,
 )
+from labctl.gcpause import gc_paused
 from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
@@ -61,6 +62,13 @@ def check_plan(
     path: str | Path, overrides: dict[str, str] | None = None, fixture: Any = None
 ) -> tuple[LoadedPlan | None, list[LabctlError]]:
     """Check a plan completely; returns (the loaded plan or None, every error found)."""
+    with gc_paused():
+        return _check_plan(path, overrides, fixture)
+
+
+def _check_plan(
+    path: str | Path, overrides: dict[str, str] | None, fixture: Any
+) -> tuple[LoadedPlan | None, list[LabctlError]]:
     display = str(path)
     real = resolve_data_path(path, "testplans")
     try:

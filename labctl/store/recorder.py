@@ -50,6 +50,8 @@ _IMMEDIATE = (ev.PromptAsked, ev.PromptAnswered)
 #: ``labctl run``'s group-commit window (seconds): a step is durable at most this long after it ends
 DEFAULT_COMMIT_WINDOW = 0.1
 ENV_COMMIT_WINDOW = "LABCTL_COMMIT_WINDOW"
+_PENDING_MAX = 10_000  # samples, logs, I/O records held before they are flushed whatever the time
+_READY_MAX = 200_000  # events of finished steps held for the group commit before the run waits for one
 
 
 def commit_window_from_env() -> float:
@@ -109,6 +111,10 @@ class Recorder:
         self._spool: Spool | None = None
         self._runs: dict[str, _Run] = {}
         self._lock = threading.RLock()
+        # Serialises commits (so batches reach the database in order). Taken only while holding
+        # ``_lock``; the background thread then lets ``_lock`` go for the database I/O, so the run
+        # never waits for a group commit unless it commits itself.
+        self._commit_lock = threading.Lock()
         self._keeper: tuple[threading.Thread, threading.Event] | None = None
         self.spooled = False  # some results went to the local spool instead of the database
         self.lost = False  # some results could be written nowhere
@@ -144,7 +150,7 @@ class Recorder:
                 run.open_steps[event.step_key] = (seq, event)
             elif isinstance(event, ev.StepEnded):
                 run.open_steps.pop(event.step_key, None)
-                if self.commit_window > 0 and time.monotonic() - run.last_flush < self.commit_window:
+                if self.commit_window > 0 and len(run.ready) < _READY_MAX:
                     if not run.ready:
                         run.ready_since = time.monotonic()
                     run.ready += run.pending
@@ -157,7 +163,8 @@ class Recorder:
                     self._flush(run, with_measurements=True)
                 finally:
                     del self._runs[run.run_id]
-            elif isinstance(event, _IMMEDIATE) or time.monotonic() - run.last_flush >= self.flush_interval:
+            elif (isinstance(event, _IMMEDIATE) or len(run.pending) + len(run.io) >= _PENDING_MAX
+                  or time.monotonic() - run.last_flush >= self.flush_interval):
                 self._flush(run, with_measurements=False)
         if isinstance(event, ev.RunEnded):
             self._stop_keeper()  # outside the lock: the keeper may be waiting for it
@@ -206,7 +213,8 @@ class Recorder:
             self._check_not_running_elsewhere(e.run_id)
         run = _Run(e.run_id, session, (0, e))
         self._runs[e.run_id] = run
-        self._commit(run, Batch(e.run_id, session, [(0, e)]))
+        with self._commit_lock:
+            self._commit(run, Batch(e.run_id, session, [(0, e)]))
         self._start_keeper()
 
     def _check_not_running_elsewhere(self, run_id: str) -> None:
@@ -219,6 +227,13 @@ class Recorder:
             raise StoreError(f"cannot resume: {info.reason}", hint="wait for it to end, or stop it first")
 
     def _flush(self, run: _Run, *, with_measurements: bool) -> None:
+        """Commit what is pending (the caller holds ``_lock``)."""
+        batch = self._take(run, with_measurements=with_measurements)
+        if batch is not None:
+            with self._commit_lock:
+                self._commit(run, batch)
+
+    def _take(self, run: _Run, *, with_measurements: bool) -> Batch | None:
         items = run.ready + run.pending if run.ready else run.pending
         if with_measurements and run.measurements:
             items = items + run.measurements
@@ -226,8 +241,7 @@ class Recorder:
         run.pending, run.ready = [], []
         io, run.io = run.io, []
         run.last_flush = time.monotonic()
-        if items or io:
-            self._commit(run, Batch(run.run_id, run.session, items, io))
+        return Batch(run.run_id, run.session, items, io) if items or io else None
 
     def _commit(self, run: _Run, batch: Batch) -> None:
         if not self.spooled:
@@ -289,13 +303,25 @@ class Recorder:
             now = time.monotonic()
             with self._lock:
                 runs = list(self._runs.values())
-                for run in runs:
+            for run in runs:
+                self._lock.acquire()
+                batch = None
+                try:
                     if ((run.pending or run.io) and now - run.last_flush >= self.flush_interval
                             or run.ready and now - run.ready_since >= self.commit_window):
-                        try:
-                            self._flush(run, with_measurements=False)
-                        except StoreError:
-                            pass  # recorded in self.problem; the engine sees `saved` is False
+                        batch = self._take(run, with_measurements=False)
+                        if batch is not None:
+                            self._commit_lock.acquire()  # before letting _lock go: batches stay in order
+                finally:
+                    self._lock.release()
+                if batch is None:
+                    continue
+                try:
+                    self._commit(run, batch)  # the run goes on meanwhile
+                except StoreError:
+                    pass  # recorded in self.problem; the engine sees `saved` is False
+                finally:
+                    self._commit_lock.release()
             if now - last_beat >= self.heartbeat_interval and not self.spooled:
                 last_beat = now
                 for run in runs:

@@ -315,3 +315,36 @@ def test_one_recorder_follows_two_duts_interleaved(store):
     assert sorted(zip(df.dut_serial, df.slot, df.value, df.verdict, strict=True)) == [
         ("DUT-A", "A", 0.75, "PASS"), ("DUT-B", "B", 0.90, "FAIL")]
     assert {r["id"]: r["outcome"] for r in query.list_runs(store)} == {"slot-a": "passed", "slot-b": "failed"}
+
+
+def test_group_commit_stores_whole_steps_within_the_window_and_everything_at_the_run_end(store):
+    """With a commit window the run never waits for a commit at a step end: the finished steps
+    reach the database together (each with its measurements and its end), soon after."""
+    rec = Recorder(store, commit_window=0.2)
+    bus = ev.EventBus()
+    bus.subscribe(rec)
+    s = Script(bus, "group-1")
+    s.start()
+    keys = [s.step("rail", {"vdd": 0.75, "vddq": 0.79}, corner_index=i) for i in range(50)]
+
+    def ended_steps():
+        with store.read_engine.connect() as conn:
+            rows = conn.execute(select(steps.c.step_key, steps.c.outcome).where(steps.c.run_id == "group-1")).all()
+        return rows
+
+    stored = poll(lambda: len(ended_steps()) == 50 and ended_steps())  # the background thread committed them
+    assert {k for k, _ in stored} == set(keys) and {o for _, o in stored} == {"PASS"}
+    assert count(store, measurements, run_id="group-1") == 100
+    # a step still running keeps its measurements out of the database until it ends
+    open_key = s.step("rail", {"vdd": 0.75}, corner_index=99, end=False)
+    time.sleep(0.5)
+    with store.read_engine.connect() as conn:
+        held = conn.execute(select(func.count()).select_from(measurements).join(steps, measurements.c.step_ref == steps.c.id)
+                            .where(steps.c.step_key == open_key)).scalar()
+    assert held == 0
+    s.emit(ev.StepEnded, step_key=open_key, outcome=ev.StepOutcome.PASS, duration=1.0)
+    s.end()  # RunEnded commits at once: nothing is left pending
+    assert count(store, measurements, run_id="group-1") == 101
+    with store.read_engine.connect() as conn:
+        assert conn.execute(select(runs.c.outcome).where(runs.c.id == "group-1")).scalar() == "passed"
+    rec.close()
