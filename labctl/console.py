@@ -120,6 +120,7 @@ class ConsoleReporter:
         self._last_progress: dict[str, float] = {}
         self._steps: dict[str, ev.StepStarted] = {}
         self._held: dict[str, _Held] = {}
+        self._unshown: dict[str, int] = {}  # measurements of a live step not printed (no lines left)
         self._folded: list[str] = []  # ids of passing steps not printed yet
         self._folded_at = clock()
         self._bar: Any = None  # (rich Progress, task id) while a long wait reports progress
@@ -130,6 +131,11 @@ class ConsoleReporter:
             self._compact(event)
             return
         key = getattr(event, "step_key", None)
+        if event.__class__ is ev.MeasurementRecorded and key not in self._held and not _noteworthy(event) \
+                and (self.quiet_measurements or self.budget.available() < 1):
+            if not self.quiet_measurements:  # counted on the step's last line
+                self._unshown[key] = self._unshown.get(key, 0) + 1
+            return
         if isinstance(event, ev.StepStarted):
             if event.check != "safe_state" and self.budget.available() < 3:
                 self._held[event.step_key] = _Held(event, self.clock())
@@ -186,6 +192,9 @@ class ConsoleReporter:
         elif isinstance(event, ev.MeasurementRecorded):
             if self.quiet_measurements and event.verdict not in (ev.Verdict.FAIL, ev.Verdict.MARGINAL):
                 return
+            if not _noteworthy(event) and self.budget.available() < 1:
+                self._unshown[event.step_key] = self._unshown.get(event.step_key, 0) + 1
+                return
             labels = " ".join(f"{k}={v}" for k, v in event.labels.items())
             limits = f"  [dim]{_fmt(event.limits.text)}[/]" if event.limits and event.limits.text else ""
             style = _VERDICT_STYLE[event.verdict.value]
@@ -212,7 +221,9 @@ class ConsoleReporter:
                 return
             style = _OUTCOME_STYLE[event.outcome.value]
             msg = f"  {_fmt(event.message)}" if event.message else ""
-            c.print(f"  [{style}]{event.outcome.value}[/]{msg}")
+            unshown = self._unshown.pop(event.step_key, 0)
+            more = f"  [dim]({unshown} more measurement(s) within limits not shown)[/]" if unshown else ""
+            c.print(f"  [{style}]{event.outcome.value}[/]{msg}{more}")
         elif isinstance(event, ev.LogMessage):
             if event.level not in ("warning", "error"):
                 return

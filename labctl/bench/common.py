@@ -44,10 +44,26 @@ def corners_plan(path: Path, steps: int, per_axis: int = 10) -> Path:
 
 def timed_cli(*args: str, extra_env: dict[str, str] | None = None, timeout: float = 600) -> tuple[float, int, str]:
     """(wall seconds, exit code, output) of ``python -m labctl ARGS``."""
+    wall, _cpu, code, out = timed_cli_cpu(*args, extra_env=extra_env, timeout=timeout)
+    return wall, code, out
+
+
+def timed_cli_cpu(*args: str, extra_env: dict[str, str] | None = None,
+                  timeout: float = 600) -> tuple[float, float, int, str]:
+    """(wall seconds, CPU seconds of the child, exit code, output) of ``python -m labctl ARGS``.
+
+    CPU time (user + system, every thread) is what labctl itself costs, whatever else the
+    machine is doing; wall time includes waiting for instruments and for other processes."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "labctl", *args], capture_output=True, text=True,
                           env=env(**(extra_env or {})), timeout=timeout)
-    return time.perf_counter() - start, proc.returncode, proc.stdout + proc.stderr
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode, proc.stdout + proc.stderr
 
 
 def best(fn, repeat: int = 3) -> float:  # noqa: ANN001

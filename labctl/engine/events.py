@@ -215,6 +215,7 @@ class EventBus:
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._snapshot: tuple[Subscriber, ...] = ()  # what publish walks: replaced, never changed
         self._critical: set[int] = set()
         self._lock = threading.RLock()
         self.errors: list[tuple[Subscriber, BaseException]] = []
@@ -223,6 +224,7 @@ class EventBus:
     def subscribe(self, subscriber: Subscriber, *, critical: bool = False, first: bool = False) -> Callable[[], None]:
         with self._lock:
             self._subscribers.insert(0, subscriber) if first else self._subscribers.append(subscriber)
+            self._snapshot = tuple(self._subscribers)
             if critical:
                 self._critical.add(id(subscriber))
 
@@ -230,14 +232,13 @@ class EventBus:
             with self._lock:
                 if subscriber in self._subscribers:
                     self._subscribers.remove(subscriber)
+                    self._snapshot = tuple(self._subscribers)
                     self._critical.discard(id(subscriber))
 
         return unsubscribe
 
     def publish(self, event: Event) -> None:
-        with self._lock:
-            subscribers = list(self._subscribers)
-        for subscriber in subscribers:
+        for subscriber in self._snapshot:  # no lock per event: (un)subscribing swaps the tuple
             try:
                 subscriber(event)
             except Exception as exc:  # noqa: BLE001 - kept, and acted on for critical subscribers

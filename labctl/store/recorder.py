@@ -134,6 +134,13 @@ class Recorder:
     # -- the subscriber ----------------------------------------------------------------------
 
     def __call__(self, event: ev.Event) -> None:
+        if event.__class__ is ev.MeasurementRecorded:  # by far the most frequent: held until the step ends
+            with self._lock:
+                run = self._runs.get(event.run_id)
+                if run is not None:
+                    run.seq += 1
+                    run.measurements.append((run.seq, event))
+                    return
         with self._lock:
             if isinstance(event, ev.RunStarted):
                 self._run_started(event)
