@@ -112,6 +112,22 @@ _EXTRA_DEFINITIONS = (
     "unit_interval = [] = UI",
 )
 
+def _simple_units() -> dict[str, tuple[str, float]]:
+    """Units understood without pint: SI prefixes on V, A, W, J, ohm, F, s, Hz, the minute and
+    the hour, %, ppm and plain numbers -> (dimension, factor to the dimension's unit). Every
+    other unit (temperatures, data rates, compounds …) goes through pint."""
+    prefixes = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12}
+    base = {"V": "voltage", "A": "current", "W": "power", "J": "energy", "ohm": "resistance",
+            "F": "capacitance", "s": "time", "Hz": "frequency"}
+    out = {p + b: (dim, f) for b, dim in base.items() for p, f in prefixes.items()}
+    out.update({"min": ("time", 60.0), "h": ("time", 3600.0), "hour": ("time", 3600.0),
+                "percent": ("ratio", 0.01), "ppm": ("ratio", 1e-6), "": ("ratio", 1.0)})
+    return out
+
+
+#: see :func:`_simple_units`: plans that use only these never import pint
+_SIMPLE = _simple_units()
+
 _COMMON_UNITS = (
     "V mV uV kV A mA uA W mW kW J ohm kohm Mohm F uF nF degC K delta_degC s ms us ns min hour h "
     "Hz kHz MHz GHz bps Mbps Gbps bit/s GT/s % percent ppm UI TOPS OPS dB"
@@ -211,6 +227,13 @@ def _affine(unit: str, delta: bool, target: str | None) -> tuple[float, float] |
     """``(scale, offset)`` of the conversion from ``unit`` to ``target`` (``None``: SI base
     units), asked of pint once per pair; ``None`` when the conversion fails or is not affine
     (then every call asks pint, which words the error)."""
+    src = _SIMPLE.get(unit)
+    if src is not None:
+        if target is None:
+            return src[1], 0.0  # coherent SI units: the base magnitude is the factor
+        dst = _SIMPLE.get(_normalise_unit(target))
+        if dst is not None and dst[0] == src[0]:
+            return src[1] / dst[1], 0.0
     try:
         def at(x: float) -> float:
             q = Quantity(x, unit, delta)
@@ -270,12 +293,18 @@ def _dimensionality(unit: str) -> Any:
 def _compatible(unit: str, dimension: str) -> bool:
     if dimension not in DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
+    simple = _SIMPLE.get(unit)
+    if simple is not None and (simple[0] == dimension or DIMENSIONS[dimension] in _SIMPLE):
+        return simple[0] == dimension  # both pint-free dimensions are distinct from each other
     return _dimensionality(unit) == _dimensionality(DIMENSIONS[dimension])
 
 
 @functools.lru_cache(maxsize=512)
 def dimension_of(unit: str) -> str:
     """``"mV" -> "voltage"``, ``"percent" -> "ratio"``; pint's dimensionality text otherwise."""
+    simple = _SIMPLE.get(unit)
+    if simple is not None:
+        return simple[0]
     dims = _dimensionality(unit)
     for name, ref in DIMENSIONS.items():
         if dims == _dimensionality(ref):
@@ -320,7 +349,7 @@ def _parse_cached(text: str) -> tuple[Quantity, bool]:
     unit_text = _normalise_unit(m["unit"])
     if not unit_text:
         return check_range(Quantity(magnitude, "", delta=plus_minus)), plus_minus
-    if unit_text == "percent" or unit_text == "ppm":
+    if unit_text in _SIMPLE:  # percent, ppm, mV, ms … (no pint)
         return check_range(Quantity(magnitude, unit_text, delta=plus_minus)), plus_minus
     ureg = registry()
     try:

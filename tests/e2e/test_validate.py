@@ -129,7 +129,7 @@ def test_a_bug_in_labctl_is_one_line_not_a_traceback(monkeypatch, capsys):
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(loader, "check_plan", boom)
+    monkeypatch.setattr(loader, "check_plan_loaded", boom)  # what validate calls once the file is read
     with pytest.raises(SystemExit) as e:
         main(["validate", str(ROOT / "testplans" / "smoke.yaml")])
     assert e.value.code == 4
