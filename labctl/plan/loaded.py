@@ -73,6 +73,9 @@ class LoadedPlan:
     #: non-fatal findings, already located ("file:line:col: text")
     warnings: list[str] = field(default_factory=list)
     _paths: dict[int, tuple[str, int]] = field(default_factory=dict, repr=False)
+    #: resolved args and limits per (step, corner): the loader's checks, the station checks and
+    #: the runner each ask for them; they depend only on parameters and the corner
+    _resolved: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -131,6 +134,13 @@ class LoadedPlan:
     # -- resolution -------------------------------------------------------------------------
     def resolve_args(self, step: Step, corner: Corner | None = None) -> Any:
         """The check's argument model for ``step`` at ``corner`` (ValidationErrors if bad)."""
+        key = ("args", id(step), corner.index if corner is not None else None)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = self._resolve_args(step, corner)
+        return found
+
+    def _resolve_args(self, step: Step, corner: Corner | None) -> Any:
         from labctl.checks.registry import get_check
 
         spec = get_check(step.check)
@@ -189,6 +199,15 @@ class LoadedPlan:
             return {}
         if args is None:
             args = self.resolve_args(step, corner)
+        where = (id(step), corner.index if corner is not None else None)
+        if args is not self._resolved.get(("args", *where)):
+            return self._resolve_limits(step, corner, args)  # args of its own: not kept
+        found = self._resolved.get(("limits", *where))
+        if found is None:
+            found = self._resolved[("limits", *where)] = self._resolve_limits(step, corner, args)
+        return found
+
+    def _resolve_limits(self, step: Step, corner: Corner | None, args: Any) -> dict[str, ResolvedLimit]:
         measures = args.measurements()
         env = self.env(corner)
         base = (*self.step_path(step), "limits")
