@@ -122,7 +122,8 @@ class Limit(_Strict):
                 raise ValueError(f"regex is not valid: {err}") from None
         if isinstance(self.min, Quantity) and isinstance(self.max, Quantity):
             try:
-                if self.min.pint() > self.max.pint():
+                same = self.min.delta == self.max.delta and self.min.dimension == self.max.dimension
+                if same and self.min.base > self.max.base:  # cached factors: no pint per limit
                     raise ValueError(f"min ({self.min}) is above max ({self.max})")
             except ValueError:
                 raise
