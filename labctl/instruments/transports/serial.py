@@ -28,11 +28,13 @@ class SerialTransport(Transport):
     def __init__(self, resource: str, **kw: Any) -> None:
         super().__init__(resource, **kw)
         self._port: Any = None
+        self._rx = bytearray()  # bytes read past the last line returned
 
     def _open(self) -> None:
         import serial
 
         opts = self.options
+        self._rx.clear()
         try:
             self._port = serial.serial_for_url(
                 self.resource,
@@ -76,29 +78,37 @@ class SerialTransport(Transport):
         import serial
 
         term = self.read_termination.encode() or b"\n"
-        buf = bytearray()
+        buf = self._rx
         deadline = time.monotonic() + self.timeout
         try:
-            while time.monotonic() < deadline:
-                chunk = self._port.read_until(term)
-                buf += chunk
-                if buf.endswith(term):
-                    return buf[: -len(term)].decode(errors="replace").rstrip("\r")
+            while True:
+                end = buf.find(term)
+                if end >= 0:
+                    line = bytes(buf[:end])
+                    del buf[: end + len(term)]
+                    return line.decode(errors="replace").rstrip("\r")
+                if time.monotonic() >= deadline:
+                    break
+                # what is waiting, at once (pyserial's read_until asks for one byte at a time)
+                buf += self._port.read(max(1, self._port.in_waiting))
         except (serial.SerialException, OSError, _TtyError) as err:
             raise ConnectionError(_reason(err)) from None
-        raise TimeoutError(f"no complete line (got {bytes(buf)!r})")
+        partial = bytes(buf)
+        buf.clear()
+        raise TimeoutError(f"no complete line (got {partial!r})")
 
     def _pending(self) -> bool:
         import serial
 
         try:
-            return self._port is not None and self._port.in_waiting > 0
+            return bool(self._rx) or self._port is not None and self._port.in_waiting > 0
         except (serial.SerialException, _TtyError) as err:
             raise ConnectionError(_reason(err)) from None
 
     def _flush_input(self) -> None:
         import serial
 
+        self._rx.clear()
         if self._port is not None:
             try:
                 self._port.reset_input_buffer()

@@ -131,6 +131,18 @@ class ScpiInstrument:
         return True
 
     def _resolve(self, unit: Unit) -> tuple[str, list[int]]:
+        """The handler of ``unit``'s header (and the suffixes), remembered per header: a client
+        asks the same few headers over and over."""
+        key = (tuple(unit.relative_to), tuple(unit.nodes), unit.query)
+        cache = self.__dict__.setdefault("_resolved", {})
+        found = cache.get(key)
+        if found is None:
+            found = self._resolve_header(unit)
+            if len(cache) < 4096:
+                cache[key] = found
+        return found[0], list(found[1])
+
+    def _resolve_header(self, unit: Unit) -> tuple[str, list[int]]:
         candidates = [unit.relative_to + unit.nodes]
         if unit.relative_to:
             candidates.append(unit.nodes)

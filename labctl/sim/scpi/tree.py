@@ -8,6 +8,7 @@ the handler in :attr:`Call.suffixes`. Headers match by short form or long form o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -29,13 +30,17 @@ class PatternNode:
     optional: bool = False
     suffix: bool = False
 
-    @property
+    @functools.cached_property
     def short(self) -> str:
         return "".join(ch for ch in self.mnemonic if ch.isupper() or ch.isdigit())
 
+    @functools.cached_property
+    def long(self) -> str:
+        return self.mnemonic.upper()
+
     def matches(self, node: Node) -> bool:
         name = node.name
-        if name != self.short and name != self.mnemonic.upper():
+        if name != self.short and name != self.long:
             return False
         return node.suffix is None or self.suffix or node.suffix == 1
 
