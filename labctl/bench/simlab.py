@@ -1,7 +1,8 @@
 """The simulated lab's round trips, against an out-of-process echo server in the same run.
 
-* SCPI: ``MEAS:VOLT? (@1)`` to the simulated supply through pyvisa-py, against the same query
-  to a trivial echo server (another Python process answering every line at once).
+* SCPI: ``MEAS:VOLT? (@1)`` to the simulated supply through pyvisa-py (the board's physics is
+  integrated up to the query's time), and ``*IDN?`` (the server path alone), against the same
+  client asking a trivial echo server (another Python process answering every line at once).
 * Console: ``sensors`` to the simulated DUT over its pty through labctl's console role,
   against the SCPI query through labctl's supply role (the same client stack).
 """
@@ -63,6 +64,7 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
             psu = rm.open_resource(roles["psu"]["resource"], read_termination="\n", write_termination="\n")
             floor = _per_query(lambda: echo.query("MEAS:VOLT? (@1)"), n)
             scpi = _per_query(lambda: psu.query("MEAS:VOLT? (@1)"), n)
+            idn = _per_query(lambda: psu.query("*IDN?"), n)
             psu.close()
             echo.close()
             station = open_station(load_fixture(fixture))
@@ -77,8 +79,10 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
         echo_proc.kill()
         echo_proc.wait()
     return [
-        Row("sim: SCPI query (pyvisa-py) vs echo server", "≤ 1.5× echo",
+        Row("sim: SCPI query MEAS:VOLT? (pyvisa-py) vs echo server", "≤ 1.5× echo",
             f"{scpi * 1e6:.0f} µs vs {floor * 1e6:.0f} µs", scpi / floor / 1.5),
+        Row("sim: SCPI query *IDN? (server path, no physics) vs echo", "≤ 1.5× echo",
+            f"{idn * 1e6:.0f} µs vs {floor * 1e6:.0f} µs", idn / floor / 1.5),
         Row("sim: DUT console query (pty, labctl role) vs SCPI query (labctl role)", "≤ 2× SCPI",
             f"{console * 1e6:.0f} µs vs {scpi_role * 1e6:.0f} µs", console / scpi_role / 2.0),
     ]

@@ -60,7 +60,7 @@ class TcpEndpoint:
                 conn.close()
                 continue
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn.settimeout(POLL)
+            conn.settimeout(None)  # blocking: no poll() before every recv; stop() shuts it down
             with self._lock:
                 self._conns.add(conn)
             t = threading.Thread(target=self._serve, args=(conn,), name=f"sim-conn-{self.port}", daemon=True)
