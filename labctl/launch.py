@@ -322,16 +322,17 @@ class SessionLogPusher:
     EVERY = 1000
 
     def __init__(self, log: Any, recorder: Any) -> None:
+        from labctl.engine.events import RunEnded, StepEnded
+
         self.log = log
         self.recorder = recorder
         self._sent = 0
+        self._ends = (StepEnded, RunEnded)
 
     def __call__(self, event: Any) -> None:
-        from labctl.engine.events import RunEnded, StepEnded
-
         if self.log is None:
             return
-        if not isinstance(event, StepEnded | RunEnded) and self.log.total - self._sent < self.EVERY:
+        if event.__class__ not in self._ends and self.log.total - self._sent < self.EVERY:
             return  # a long step hands its I/O over every EVERY records (the log keeps only the latest)
         records, self._sent = self.log.since(self._sent)
         if records:
