@@ -120,10 +120,17 @@ class VisaTransport(Transport):
 
     # pyvisa-py internals, used only when present (other backends simply skip these checks).
     def _session(self) -> Any:
-        if self._inst is None:
+        inst = self._inst
+        if inst is None:
             return None
-        sessions = getattr(self._inst.visalib, "sessions", None)
-        return sessions.get(self._inst.session) if isinstance(sessions, dict) else None
+        known = self.__dict__.get("_session_of")
+        if known is not None and known[0] is inst:  # looked up once per open resource
+            return known[1]
+        sessions = getattr(inst.visalib, "sessions", None)
+        session = sessions.get(inst.session) if isinstance(sessions, dict) else None
+        if session is not None:
+            self._session_of = (inst, session)
+        return session
 
     def _socket(self) -> socket.socket | None:
         session = self._session()
