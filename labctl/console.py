@@ -286,7 +286,12 @@ class ConsoleReporter:
 
 
 class JsonLinesReporter:
-    """One JSON object per event on ``stream`` (default stdout), flushed at once."""
+    """One JSON object per event on ``stream`` (default stdout), flushed at once.
+
+    A ``StepEnded`` line is printed only once the step is committed: a run streaming JSON
+    commits every step at its end (``commit_before_output``; no group commit)."""
+
+    commit_before_output = True
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout

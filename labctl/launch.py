@@ -176,7 +176,9 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     for n in notes:
         say(n)
     # the results store first: an unreachable database stops the run before anything is powered
-    store, recorder = _open_recorder(req.db) if req.use_store else (None, None)
+    # a subscriber that promises "printed, so committed" (the JSON stream) gets a commit per step end
+    per_step = any(getattr(sub, "commit_before_output", False) for sub in subscribers)
+    store, recorder = _open_recorder(req.db, per_step=per_step) if req.use_store else (None, None)
     saved = True
     try:
         _refuse_if_aborted(abort, "while the results store was opened")
@@ -296,7 +298,7 @@ def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
 OPEN_STORE_TIMEOUT = 45.0  # seconds for opening (connect, migrate, upkeep) the results store
 
 
-def _open_recorder(db: str | None) -> tuple[Any, Any]:
+def _open_recorder(db: str | None, *, per_step: bool = False) -> tuple[Any, Any]:
     from labctl.store import open_store
     from labctl.store.bounded import BoundedCaller
     from labctl.store.recorder import Recorder, commit_window_from_env
@@ -312,7 +314,7 @@ def _open_recorder(db: str | None) -> tuple[Any, Any]:
                          hint="check --db / LABCTL_DB") from None
     finally:
         opener.close()
-    return store, Recorder(store, commit_window=commit_window_from_env())
+    return store, Recorder(store, commit_window=0.0 if per_step else commit_window_from_env())
 
 
 class SessionLogPusher:
