@@ -260,7 +260,18 @@ class StepContext:
 
 
 def to_event_limits(resolved: Any) -> Limits:
-    """A plan's :class:`~labctl.plan.limits.ResolvedLimit` as the event/store form."""
+    """A plan's :class:`~labctl.plan.limits.ResolvedLimit` as the event/store form (both are
+    immutable: made once per limit and kept on it, not formatted again per measurement)."""
+    known = getattr(resolved, "__dict__", {}).get("_event_limits")
+    if known is not None:
+        return known
+    made = _event_limits(resolved)
+    if hasattr(resolved, "__dict__"):
+        object.__setattr__(resolved, "_event_limits", made)  # a cache on a frozen dataclass
+    return made
+
+
+def _event_limits(resolved: Any) -> Limits:
     lo, hi, band = resolved.lo, resolved.hi, resolved.marginal or 0.0
     return Limits(
         low=lo,

@@ -69,7 +69,8 @@ class ResolvedLimit:
         return text
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None and v != 0.0 or k == "unit"}
+        return {k: v for k, v in self.__dict__.items()
+                if not k.startswith("_") and (v is not None and v != 0.0 or k == "unit")}
 
 
 def _in(q: Quantity, unit: str, delta: bool) -> float:
