@@ -128,9 +128,22 @@ def scan_events(text: str, name: str, limits: InputLimits, error_cls: type[Labct
             stack[-1][0] += size
             stack[-1][1] = max(stack[-1][1], height + 1)
 
+    scalar_event = ev.ScalarEvent
+    max_nodes = limits.max_nodes
     try:
         while loader.check_event():
             event = loader.get_event()
+            if event.__class__ is scalar_event and event.anchor is None and stack:
+                # the common case, inline: a plain value inside a collection
+                total += 1
+                if total > max_nodes:
+                    raise fail(event, f"too many values: more than the limit of {max_nodes:,}",
+                               raise_hint(ENV_MAX_NODES, max_nodes))
+                top = stack[-1]
+                top[0] += 1
+                if top[1] < 1:
+                    top[1] = 1
+                continue
             if isinstance(event, ev.ScalarEvent | ev.CollectionStartEvent):
                 total += 1
                 if total > limits.max_nodes:
