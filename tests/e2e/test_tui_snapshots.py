@@ -76,3 +76,8 @@ def test_run_screen_mid_soak(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_help_screen(snap_compare, size):
     assert snap_compare(_app(), terminal_size=size, press=["question_mark"])
+
+
+def test_station_screen_light(snap_compare):
+    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice", light=True))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_station)
