@@ -41,5 +41,14 @@ def tui(fixture, db, plan_dirs, watch, station, all_stations, operator, light) -
     config = TuiConfig(fixture=fixture, db=db, plans=tuple(plan_dirs), watch=watch, station=station,
                        all_stations=all_stations, operator=operator, light=light)
     bench = Bench(fixture)  # a bad fixture stops here with file:line: message (exit 4), before the screen
-    code = LabctlApp(config, bench=bench).run()
-    sys.exit(int(code or 0))
+    app = LabctlApp(config, bench=bench)
+    import signal
+
+    aborted = False
+    try:
+        code = app.run()
+    finally:  # the app ended in a way that skipped its own shutdown: never leave a run going
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the terminal may be gone: finish regardless
+        aborted = app.finish_run("labctl tui ended during the run")
+        bench.close()
+    sys.exit(3 if aborted else int(code or 0))

@@ -79,9 +79,25 @@ class LabctlApp(App[int]):
         #: the run in progress started from this app (a labctl.tui.session.RunSession), if any
         self.run_session: Any = None
         self._quitting = False
+        self._hung_up = False
 
     def on_unmount(self) -> None:
+        # the signal handlers stay while the run finishes: a second SIGHUP (the kernel's, when
+        # the terminal's session ends) must not kill the process before the safe state is done
+        self.finish_run("the terminal UI ended during the run")
+        self._remove_signal_handlers()
         self.bench.close()
+
+    def finish_run(self, reason: str) -> bool:
+        """Whatever ends the app (a closed terminal, a crash): a run still going is aborted
+        to the safe state, and this waits for it, before the instruments or the simulated lab
+        are let go. True when a run had to be aborted."""
+        session = self.run_session
+        if session is None or not session.running:
+            return False
+        self._quitting = True
+        session.abort_and_wait(reason)
+        return True
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -90,8 +106,50 @@ class LabctlApp(App[int]):
 
     def on_mount(self) -> None:
         self.sub_title = self.config.fixture or "sim-bench.yaml"
+        if self.config.watch and "watch" not in self._modes:
+            self.notify("watch mode is not part of this build", severity="warning")
         first = "watch" if self.config.watch and "watch" in self._modes else "station"
         self.switch_mode(first)
+        self._install_signal_handlers()
+
+    # ------------------------------------------------------------------ signals
+    def _install_signal_handlers(self) -> None:
+        """SIGTERM, SIGHUP (the SSH session or terminal closed) and SIGQUIT end the app like
+        ``q`` + yes: a run in progress is aborted to the safe state first, and the app quits
+        when it is done. (Ctrl-C is a key here: it asks.)"""
+        import asyncio
+        import signal
+
+        self._handled_signals: list[int] = []
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            try:
+                loop.add_signal_handler(sig, self._signalled, sig)
+                self._handled_signals.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread: whoever runs the app owns the signals
+
+    def _remove_signal_handlers(self) -> None:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        for sig in getattr(self, "_handled_signals", []):
+            loop.remove_signal_handler(sig)
+
+    def _signalled(self, sig: int) -> None:
+        import signal
+
+        from labctl.engine.abort import detach_from_terminal
+
+        if sig == signal.SIGHUP:
+            detach_from_terminal()  # the terminal is gone: nothing may block writing to it
+            self._hung_up = True
+        session = self.run_session
+        if session is None or not session.running:
+            self._leave()
+            return
+        self._quitting = True
+        session.abort(f"{signal.Signals(sig).name} received by labctl tui: aborting to the safe state")
 
     # ------------------------------------------------------------------ actions
     def action_mode(self, mode: str) -> None:
@@ -114,7 +172,7 @@ class LabctlApp(App[int]):
         """Quit; during a run, ask first, then abort to the safe state and quit when it is done."""
         session = self.run_session
         if session is None or session.finished:
-            self.exit(self._exit_code())
+            self._leave()
             return
         if self._quitting:
             self.notify("aborting to the safe state; the app quits when it is done", severity="warning")
@@ -135,10 +193,20 @@ class LabctlApp(App[int]):
     def run_finished(self, session: Any) -> None:
         """Called by the run session when the engine returned (on the UI thread)."""
         if self._quitting:
-            self.exit(self._exit_code())
+            self._leave()
+
+    def _leave(self) -> None:
+        """Exit. After a hang-up the terminal is gone and restoring it could block forever:
+        the run is over and recorded, so the process ends at once."""
+        if self._hung_up:
+            import os
+
+            self.bench.close()
+            os._exit(self._exit_code())
+        self.exit(self._exit_code())
 
     def _exit_code(self) -> int:
-        session = self.run_session
-        if session is None or session.exit_code is None:
-            return 0
-        return int(session.exit_code)
+        """0, or 3 (aborted) when quitting aborted a run."""
+        from labctl.errors import ExitCode
+
+        return int(ExitCode.ABORTED) if self._quitting else 0

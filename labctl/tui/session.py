@@ -105,6 +105,7 @@ class RunSession:
         self.exit_code: int | None = None
         self.finished = False
         self.started_at: float | None = None
+        self._done = threading.Event()
         #: interlock name -> (value, unit, low, high): the safety monitor's latest good readings
         self.interlocks: dict[str, tuple[float, str, float | None, float | None]] = {}
 
@@ -149,6 +150,7 @@ class RunSession:
             self.push(Note(f"internal error: {type(err).__name__}: {err}", "error"))
         finally:
             self.finished = True
+            self._done.set()
             self.push(Note("", "finished"))
 
     def _station_opened(self, station: Any) -> None:
@@ -156,6 +158,18 @@ class RunSession:
 
     def _interlock_read(self, interlock: Any, value: float) -> None:
         self.interlocks[interlock.name] = (value, interlock.unit, interlock.low, interlock.high)
+
+    @property
+    def running(self) -> bool:
+        return self.started_at is not None and not self.finished
+
+    def abort_and_wait(self, reason: str, timeout: float | None = None) -> bool:
+        """Abort the run and block until the engine returned (teardown and safe state done).
+        For the app's very end, when no screen is left to show it. True when it finished."""
+        if not self.running:
+            return True
+        self.abort(reason)
+        return self._done.wait(timeout)
 
     # ------------------------------------------------------------------ UI side
     def drain(self) -> list[Any]:

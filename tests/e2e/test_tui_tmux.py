@@ -100,3 +100,44 @@ def test_labctl_tui_bad_fixture_is_one_clear_line(labctl, tmp_path):
     assert "Traceback" not in res.stderr and str(bad) in res.stderr
     res = labctl("tui", "--plans", str(tmp_path / "nowhere"))
     assert res.returncode == 4 and "--plans" in res.stderr and "no such folder" in res.stderr
+
+
+def test_closing_the_terminal_during_a_run_aborts_it_to_the_safe_state(tmp_path, terminal):
+    import pyvisa
+
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fx = isolated_fixture(tmp_path, time_scale=60)
+    db = tmp_path / "results.db"
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "labctl", "tui", "--fixture", str(fx), "--db", str(db),
+                                            "--plans", str(PLANS)])
+    with SimulatedLab(load_fixture(fx)) as lab:  # served from here: it outlives the closed terminal
+        psu = pyvisa.ResourceManager("@py").open_resource(lab.addresses["psu"], read_termination="\n",
+                                                          write_termination="\n", timeout=3000)
+        try:
+            term = terminal(f"cd {shlex.quote(str(ROOT))} && TERM=xterm-256color exec {cmd}", width=120, height=40)
+            term.wait_for("instruments OK", "abortable")
+            term.keys("Down", "Down", "Down", "Down", "Down", "r")  # after the five built-in plans: abortable
+            term.wait_for("Start abortable", "nothing blocks the start")
+            term.keys("C-s")
+            term.wait_for("soak", "RUNNING")
+            end = time.monotonic() + 30
+            while psu.query("OUTP? (@1)").strip() != "1":
+                assert time.monotonic() < end, "the run never powered the board"
+                time.sleep(0.2)
+            term.close()  # the terminal goes away: SIGHUP
+            end = time.monotonic() + 60
+            while True:
+                with sqlite3.connect(db) as conn:
+                    outcome = conn.execute("select outcome from runs").fetchall()
+                if outcome == [("aborted",)] or time.monotonic() > end:
+                    break
+                time.sleep(0.3)
+            assert outcome == [("aborted",)]
+            assert psu.query("OUTP? (@1)").strip() == "0"  # read back by an independent client
+        finally:
+            psu.close()
+    with sqlite3.connect(db) as conn:
+        steps = conn.execute("select step_id, outcome from steps where step_id like 'safe-state.%'").fetchall()
+    assert ("safe-state.psu", "PASS") in steps
