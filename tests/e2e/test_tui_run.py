@@ -32,8 +32,7 @@ def _screen_name(app) -> str:
 async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
     app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
     async with app.run_test(size=(160, 48)) as pilot:
-        await start_plan(pilot, "tui-bringup")
-        run = next(s for s in app.screen_stack if type(s).__name__ == "RunScreen")
+        run = await start_plan(pilot, "tui-bringup")
         dialog = await screen_shown(pilot, "PromptDialog", "#choice-0")
         assert "Is the heatsink fitted?" in str(dialog.query_one("#prompt-text", Static).render())
         assert "timeout 120 s" in str(dialog.query_one("#prompt-countdown", Static).render())
@@ -94,8 +93,7 @@ async def test_start_form_checks_the_serial_and_overrides_before_anything_is_pow
 async def test_unanswered_prompt_times_out_and_is_withdrawn(tmp_path):
     app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
     async with app.run_test(size=(120, 40)) as pilot:
-        await start_plan(pilot, "tui-unanswered")
-        run = next(s for s in app.screen_stack if type(s).__name__ == "RunScreen")
+        run = await start_plan(pilot, "tui-unanswered")
         await screen_shown(pilot, "PromptDialog", "#prompt-input")
         await wait_for(pilot, lambda: app.run_session.finished, "the run to end", timeout=30)
         await pilot.pause(0.3)
@@ -119,8 +117,7 @@ def _psu_output(address: str) -> str:
 async def test_abort_drives_the_safe_state_and_shows_it(tmp_path):
     app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=60))
     async with app.run_test(size=(160, 48)) as pilot:
-        await start_plan(pilot, "abortable")
-        run = app.screen
+        run = await start_plan(pilot, "abortable")
         await wait_for(pilot, lambda: run.model.current == "steps/soak", "the soak to start")
         await wait_for(pilot, lambda: "chamber" in run.model.progress_text, "the soak's progress")
         assert _psu_output(app.bench.lab.addresses["psu"]) == "1"  # powered, mid-soak
@@ -149,8 +146,7 @@ async def test_quitting_during_a_run_asks_then_aborts_to_the_safe_state(tmp_path
     with SimulatedLab(load_fixture(fx)) as lab:  # outlives the app: the supply is read after it quit
         app = make_app(tmp_path, fx)
         async with app.run_test(size=(120, 40)) as pilot:
-            await start_plan(pilot, "abortable")
-            run = app.screen
+            run = await start_plan(pilot, "abortable")
             await wait_for(pilot, lambda: run.model.current == "steps/soak", "the soak to start")
             assert _psu_output(lab.addresses["psu"]) == "1"
             await pilot.press("q")
@@ -169,8 +165,7 @@ async def test_quitting_during_a_run_asks_then_aborts_to_the_safe_state(tmp_path
 async def test_a_hung_instrument_counts_down_and_the_screen_stays_live(tmp_path):
     app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
     async with app.run_test(size=(160, 48)) as pilot:
-        await start_plan(pilot, "tui-hung")
-        run = next(s for s in app.screen_stack if type(s).__name__ == "RunScreen")
+        run = await start_plan(pilot, "tui-hung")
         await screen_shown(pilot, "PromptDialog", "#choice-0")
         app.bench.lab.inject({"fault": "instrument_timeout", "role": "dmm"})  # the DMM stops answering
         await pilot.click("#choice-0")

@@ -32,8 +32,9 @@ async def station_ready(pilot: Any) -> None:
     await wait_for(pilot, lambda: app.screen.status is not None and app.screen.plans, "the station screen's first poll")
 
 
-async def start_plan(pilot: Any, name: str, **fields: str) -> None:
-    """Select plan ``name`` on the station screen, open the start form, fill it, start."""
+async def start_plan(pilot: Any, name: str, **fields: str) -> Any:
+    """Select plan ``name`` on the station screen, open the start form, fill it, start;
+    returns the run screen (a prompt dialog may already be on top of it)."""
     from textual.widgets import Input
 
     app = pilot.app
@@ -49,6 +50,7 @@ async def start_plan(pilot: Any, name: str, **fields: str) -> None:
                    and not form.query_one("#start").disabled, "the pre-flight to clear the start")
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: any(type(s).__name__ == "RunScreen" for s in app.screen_stack), "the run screen")
+    return next(s for s in app.screen_stack if type(s).__name__ == "RunScreen")
 
 
 def _values(form: Any) -> Any:
