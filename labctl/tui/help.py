@@ -35,6 +35,7 @@ A front panel for the bench: the station, its plans, and the run in progress.
 | key | action |
 |---|---|
 | `ctrl+s` / *Start* | start the run (when pre-flight has nothing blocking) |
+| `enter` | next field (a barcode scanner's Enter never starts a run) |
 | `escape` | cancel |
 
 ## Run screen
@@ -46,8 +47,9 @@ A front panel for the bench: the station, its plans, and the run in progress.
 | `escape` | back to the station screen (when the run is over) |
 
 ## Prompt dialog
-Answer with the buttons or type the answer and press `enter`. The prompt's `timeout:` counts
-down in the dialog; when it expires the step fails as the plan says.
+Answer with the buttons or type the answer and press `enter`; `ctrl+a` aborts the run
+instead (asks first). The prompt's `timeout:` counts down in the dialog; when it expires the
+dialog is withdrawn and the step ends ERROR.
 """
 
 

@@ -19,7 +19,8 @@ from labctl.engine.events import PromptAsked
 class PromptDialog(ModalScreen[str | None]):
     """Dismisses with the answer; None only when withdrawn (timeout, abort)."""
 
-    BINDINGS = [Binding("escape", "noop", "Answer required", show=False)]
+    BINDINGS = [Binding("escape", "noop", "Answer required", show=False),
+                Binding("ctrl+a", "abort_run", "Abort run")]
 
     def __init__(self, asked: PromptAsked, operator: str, *, now: float | None = None) -> None:
         super().__init__()
@@ -40,7 +41,7 @@ class PromptDialog(ModalScreen[str | None]):
             else:
                 yield Input(placeholder="type or scan the answer, then enter", id="prompt-input")
                 yield Static("", id="prompt-error")
-            yield Static(f"answered as {self.operator}", classes="dialog-text")
+            yield Static(f"answered as {self.operator} · ctrl+a aborts the run", classes="dialog-text")
 
     def on_mount(self) -> None:
         if self._deadline is not None:
@@ -71,4 +72,12 @@ class PromptDialog(ModalScreen[str | None]):
         self.dismiss(value)
 
     def action_noop(self) -> None:
-        self.notify("the run waits for this answer (a to abort the run from the run screen)", severity="warning")
+        self.notify("the run waits for this answer (ctrl+a aborts the run)", severity="warning")
+
+    def action_abort_run(self) -> None:
+        """Abort instead of answering (asks first, like `a` on the run screen)."""
+        from labctl.tui.run import RunScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, RunScreen):
+                screen.action_abort()

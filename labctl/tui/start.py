@@ -175,7 +175,9 @@ class StartRunScreen(ModalScreen[None]):
 
     @on(Input.Submitted)
     def _submitted(self) -> None:
-        self.action_start()
+        """Enter (a barcode scanner ends with one) goes to the next field: it never starts a
+        run; starting takes ctrl+s or the Start button."""
+        self.focus_next(Input)
 
 
 def _whoami() -> str:

@@ -84,6 +84,9 @@ async def test_start_form_checks_the_serial_and_overrides_before_anything_is_pow
         form.query_one("#param-vin", Input).value = "5.1 V"
         await wait_for(pilot, lambda: not form.query_one("#start", Button).disabled, "the start to be allowed")
         assert shown("dut") == "" and shown("param-vin") == ""
+        form.query_one("#dut", Input).focus()
+        await pilot.press("enter")  # a scanner's Enter moves on, it never starts the run
+        assert _screen_name(app) == "StartRunScreen" and app.focused is form.query_one("#operator", Input)
         await pilot.press("escape")
         assert _screen_name(app) == "StationScreen"
     assert not (tmp_path / "results.db").exists() or db_rows(tmp_path, "select count(*) from runs") == [(0,)]
@@ -180,3 +183,20 @@ async def test_a_hung_instrument_counts_down_and_the_screen_stays_live(tmp_path)
         core = run.model.steps["steps/core"]
         assert core.status == "ERROR" and "no answer within 3 s" in core.message, core.message
         assert "no reply for" not in str(progress.render())
+
+
+@pilot_test
+async def test_abort_while_a_prompt_is_open_withdraws_it(tmp_path):
+    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = await start_plan(pilot, "tui-bringup")
+        await screen_shown(pilot, "PromptDialog", "#choice-0")
+        await pilot.press("ctrl+a")
+        await screen_shown(pilot, "ConfirmDialog", "#yes")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.run_session.finished, "the run to end")
+        await pilot.pause(0.3)
+        assert _screen_name(app) == "RunScreen"  # the prompt was withdrawn
+        assert run.model.steps["steps/heatsink"].status == "ABORTED"
+        assert app.run_session.exit_code == 3
+    assert db_rows(tmp_path, "select prompt_id, answer from prompts") == [("heatsink", None)]
