@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import pyvisa
-from textual.widgets import Button, DataTable, Input, Static
+from textual.widgets import Button, DataTable, Input, RichLog, Static
 
 from labctl.fixture import load_fixture
 from labctl.sim.lab import SimulatedLab
@@ -178,6 +178,11 @@ async def test_a_hung_instrument_counts_down_and_the_screen_stays_live(tmp_path)
         assert shown.startswith("core (measure)") and "dmm: " in shown and "timeout in" in shown, shown
         await pilot.press("m")  # the UI answers keys while the engine is blocked in the instrument call
         assert run.query_one("#measurements-pane").border_title == "Measurements (all)"
+        await pilot.press("l")  # the current step's instrument I/O: the query left unanswered
+        await pilot.pause(0.5)
+        assert run.query_one("#log-pane").border_title == "Instrument I/O (current step)"
+        io_lines = [line.text for line in run.query_one("#run-log", RichLog).lines]
+        assert any(line.startswith("dmm → ") for line in io_lines), io_lines
         await wait_for(pilot, lambda: app.run_session.finished, "the run to end")
         await pilot.pause(0.3)
         core = run.model.steps["steps/core"]
