@@ -64,14 +64,24 @@ def describe_plan(path: Path, source: str, fixture: Any) -> PlanEntry:
     params = {name: _default_text(decl) for name, decl in p.parameters.items()}
     locks: list[tuple[str, str, str]] = []
     if p.safety is not None:
-        for lock in p.safety.interlocks:
-            bounds = [f"≤ {lock.max}" if lock.max is not None else "", f"≥ {lock.min}" if lock.min is not None else ""]
-            locks.append((lock.name or lock.signal, lock.signal, " ".join(b for b in bounds if b)))
+        env = loaded.env(None)
+        for i, lock in enumerate(p.safety.interlocks):
+            bounds = [f"{sign} {_rendered(loaded, value, ('safety', 'interlocks', i, key), env)}"
+                      for sign, key, value in (("≥", "min", lock.min), ("≤", "max", lock.max)) if value is not None]
+            locks.append((lock.name or lock.signal, lock.signal, " ".join(bounds)))
     return PlanEntry(
         path=str(path), name=p.name, source=source, description=p.description.strip(),
         requires=tuple(p.requires), steps=len(p.setup) + len(p.steps) + len(p.teardown),
         expanded=len(loaded.expand()), corners=len(loaded.corners), estimate=estimate,
         parameters=params, interlocks=tuple(locks))
+
+
+def _rendered(loaded: Any, value: Any, path: tuple[Any, ...], env: dict[str, Any]) -> str:
+    """``${die_max}`` as its value with the plan's defaults (as written when it cannot be)."""
+    try:
+        return str(loaded.render(str(value), path, env))
+    except LabctlError:
+        return str(value)
 
 
 def _default_text(decl: Any) -> str:

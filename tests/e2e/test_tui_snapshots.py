@@ -9,8 +9,7 @@ import pytest
 from textual.widgets import Input
 
 from labctl.tui import LabctlApp, TuiConfig
-from labctl.tui.catalog import load_catalog
-from tests.e2e.tui_fixed import INTERLOCK_READINGS, run_events, station_status
+from tests.e2e.tui_fixed import INTERLOCK_READINGS, plan_catalog, run_events, station_status
 
 SIZES = [(80, 24), (160, 48)]
 
@@ -21,7 +20,7 @@ def _app() -> LabctlApp:
 
 async def _station(pilot) -> None:
     screen = pilot.app.screen
-    screen.show_plans(tuple(load_catalog(pilot.app.bench.fixture)))
+    screen.show_plans(plan_catalog())
     screen.show_status(station_status())
     await pilot.pause()
 
@@ -35,7 +34,7 @@ def test_station_screen(snap_compare, size):
 def test_start_form(snap_compare, size):
     async def before(pilot):
         await _station(pilot)
-        pilot.app.screen.query_one("#plans").move_cursor(row=3)  # smoke
+        pilot.app.screen.query_one("#plans").move_cursor(row=2)  # tui-bringup
         await pilot.press("r")
         form = pilot.app.screen
         for _ in range(100):  # until the pre-flight of the form as it stands is shown
@@ -53,13 +52,11 @@ def test_start_form(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_run_screen_mid_soak(snap_compare, size):
     async def before(pilot):
-        from labctl.tui.catalog import describe_plan
         from labctl.tui.run import RunScreen
         from labctl.tui.session import RunSession
 
         app = pilot.app
-        entry = next(e for e in load_catalog(app.bench.fixture) if e.name == "accelerator-evt")
-        del describe_plan
+        entry = plan_catalog()[0]
         session = RunSession(None, operator="alice")
         for event in run_events():
             session.push(event)

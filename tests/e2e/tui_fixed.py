@@ -3,13 +3,36 @@ soak, with no clock, port or temporary path anywhere in what is rendered."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from labctl.engine import events as ev
+from labctl.tui.catalog import PlanEntry
 from labctl.tui.status import InstrumentStatus, InterlockValue, StationStatus
 
 T0 = 1_767_225_600.0  # a fixed wall time
 RUN = "0000demo00000001"
+
+
+_TUI_PLANS = Path(__file__).resolve().parents[1] / "data" / "tui"
+EVT_LOCKS = (("die over-temperature", "dut.die_temp", "≤ 105 degC"), ("input over-current", "psu.ch1.current", "≤ 6 A"))
+
+
+def plan_catalog() -> tuple[PlanEntry, ...]:
+    """A fixed plan list (the built-in plans change; these snapshots should not with them).
+    ``tui-bringup`` is a real file: the start form validates it."""
+    return (
+        PlanEntry("accelerator-evt.yaml", "accelerator-evt", "built-in",
+                  "EVT of the accelerator board: power integrity, link quality on all lanes, thermal "
+                  "behaviour under load at three ambient corners, and performance per watt.",
+                  ("psu", "daq", "dmm", "bert", "chamber", "dut"), 18, 32, 3, "33m53s", {"vin": "5 V"}, EVT_LOCKS),
+        PlanEntry("link-ber.yaml", "link-ber", "built-in", "Link training and PRBS31 BER on every lane.",
+                  ("psu", "daq", "bert", "dut"), 7, 7, 0, "1m57s"),
+        PlanEntry(str(_TUI_PLANS / "bringup.yaml"), "tui-bringup", "tests/data/tui",
+                  "Prompt the operator, power the board, read the core rail.", ("psu", "daq", "dut"), 4, 4, 0, "2s",
+                  {"vin": "5 V"}),
+        PlanEntry("broken.yaml", "broken", "tests/data/tui", error="broken.yaml:3:1: unknown top-level key 'stepz'"),
+    )
 
 
 def station_status() -> StationStatus:
