@@ -27,6 +27,8 @@ class StepRow:
     duration_sim: float | None = None
     message: str = ""
     started: float = 0.0  # wall time of the current attempt's start
+    order: int = 0  # position in the run (the tree's order)
+    flagged: dict[str, int] = field(default_factory=dict)  # MARGINAL / FAIL -> measurements of this attempt
 
 
 @dataclass
@@ -76,8 +78,10 @@ class RunModel:
             group = "safe-state" if e.check == "safe_state" else e.group
             row = self.steps.get(key)
             if row is None:
-                row = self.steps[key] = StepRow(key, e.step_id, group, e.check, e.corner_index, dict(e.corner))
+                row = self.steps[key] = StepRow(key, e.step_id, group, e.check, e.corner_index, dict(e.corner),
+                                                order=len(self.steps))
             row.attempt, row.status, row.started, row.message = e.attempt, "RUNNING", e.time, ""
+            row.flagged = {}
             row.duration = row.duration_sim = None
             self.current = key
             self.progress_text, self.progress_fraction = f"{e.step_id} ({e.check})", None
@@ -99,6 +103,10 @@ class RunModel:
             self.new_measurements.append(m)
             self.counts[m.verdict] = self.counts.get(m.verdict, 0) + 1
             self.header_changed = True
+            row = self.steps.get(m.step_key)
+            if row is not None and m.verdict in ("MARGINAL", "FAIL"):
+                row.flagged[m.verdict] = row.flagged.get(m.verdict, 0) + 1
+                self.changed_steps.add(m.step_key)
         elif isinstance(e, ev.SampleRecorded):
             points = self.series.get(e.series)
             if points is None:

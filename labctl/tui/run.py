@@ -96,7 +96,7 @@ class RunScreen(Screen[None]):
         tree.show_root = False
         tree.root.expand()
         table = self.query_one("#measurements", DataTable)
-        table.add_columns("Step", "Measurement", "Value", "Limits", "Margin", "Verdict")
+        table.add_columns("Measurement", "Value", "Verdict", "Margin", "Limits", "Step")
         self.query_one("#run-interlocks", DataTable).add_columns("Interlock", "Value", "Limit")
         self.query_one("#plot-ber", PlotextPlot).display = False
         self._resources = self._io_timeouts()
@@ -141,7 +141,7 @@ class RunScreen(Screen[None]):
 
     def _render_changes(self) -> None:
         steps, measurements, logs, prompts = self.model.take_changes()
-        for key in sorted(steps, key=lambda k: list(self.model.steps).index(k)):
+        for key in sorted(steps, key=lambda k: self.model.steps[k].order):
             self._render_step(key)
         if measurements:
             self._render_measurements(measurements)
@@ -199,6 +199,8 @@ class RunScreen(Screen[None]):
         label.append(f"  {status}", style=self._style(STATUS_CLASS.get(row.status, "")))
         if row.attempt > 1:
             label.append(f"  attempt {row.attempt}")
+        for verdict, count in sorted(row.flagged.items()):
+            label.append(f"  {count} {verdict}", style=self._style(STATUS_CLASS.get(verdict, "")))
         if row.duration is not None:
             label.append(f"  {format_seconds(row.duration)}")
             if row.duration_sim is not None:
@@ -250,7 +252,7 @@ class RunScreen(Screen[None]):
         value = f"{format_value(m.value)} {m.unit}".rstrip()
         margin_text, _share = margin(m.value, m.limits)
         verdict = Text(m.verdict if m.verdict != "NONE" else "—", style=self._style(STATUS_CLASS.get(m.verdict, "")))
-        return (step, name, value, m.limits.text if m.limits else "", margin_text, verdict)
+        return (name, value, verdict, margin_text, m.limits.text if m.limits else "", step)
 
     def _render_progress(self) -> None:
         m = self.model

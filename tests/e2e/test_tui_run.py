@@ -47,9 +47,9 @@ async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
         assert any(label.startswith("✓ core_rail  PASS") for label in labels), labels
         table = run.query_one("#measurements", DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        rail = next(r for r in rows if r[1].startswith("VDD_CORE") or "VDD_CORE" in r[1])
-        assert rail[2].endswith(" V") and rail[3] == "0.725 V ≤ x ≤ 0.775 V" and rail[5] == "PASS"
-        assert "%" in rail[4]  # the margin to the nearest limit, as a share of the band
+        rail = next(r for r in rows if "VDD_CORE" in r[0])  # measurement, value, verdict, margin, limits, step
+        assert rail[1].endswith(" V") and rail[2] == "PASS" and rail[4] == "0.725 V ≤ x ≤ 0.775 V"
+        assert "%" in rail[3] and rail[5] == "core_rail"  # the margin to the nearest limit, as a share of the band
         assert "PASSED" in str(run.query_one("#run-head", Static).render())
     answers = db_rows(tmp_path, "select prompt_id, answer, answer_source, answered_at from prompts")
     assert [(a[0], a[1], a[2]) for a in answers] == [("heatsink", "yes", "operator:tester")]

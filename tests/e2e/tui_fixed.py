@@ -72,9 +72,11 @@ def run_events() -> list[Any]:
                              pid=1, corners=[{"ambient": "0 degC"}, {"ambient": "25 degC"}, {"ambient": "45 degC"}]))
 
     def step(key: str, step_id: str, group: str, check: str, outcome: str | None, corner: int | None = None,
-             duration: float = 1.5, attempt: int = 1, message: str = "") -> None:
+             duration: float = 1.5, attempt: int = 1, message: str = "", during: Any = None) -> None:
         out.append(ev.StepStarted(run_id=RUN, time=at(), step_key=f"{key}#{attempt}", step_id=step_id, group=group,
                                   check=check, corner_index=corner, attempt=attempt))
+        if during is not None:
+            during()
         if outcome is not None:
             out.append(ev.StepEnded(run_id=RUN, time=at(duration), step_key=f"{key}#{attempt}",
                                     outcome=ev.StepOutcome(outcome), message=message, duration=duration))
@@ -83,8 +85,16 @@ def run_events() -> list[Any]:
     step("setup/link_up", "link_up", "setup", "link.train", "PASS", duration=2.1)
     step("steps/rails[0]", "rails", "steps", "power.rails", "PASS", corner=0, duration=1.2)
     step("steps/soak[0]", "soak", "steps", "thermal.soak", "PASS", corner=0, duration=42.0)
+    def ber() -> None:
+        for lane in range(8):
+            out.append(ev.MeasurementRecorded(
+                run_id=RUN, time=at(0.1), step_key="steps/ber[0]#2", name="ber",
+                value=2.1e-11 if lane == 5 else 10.0 ** (-14 + lane % 2), unit="",
+                limits=ev.Limits(high=1e-12, text="≤ 1e-12"), verdict=ev.Verdict.FAIL if lane == 5 else ev.Verdict.PASS,
+                labels={"lane": str(lane)}))
+
     step("steps/ber[0]", "ber", "steps", "link.ber", "FAIL", corner=0, duration=12.5, attempt=2,
-         message="ber (lane 5) = 2.1e-12, limit ≤ 1e-12")
+         message="ber (lane 5) = 2.1e-11, limit ≤ 1e-12", during=ber)
     step("steps/rails[1]", "rails", "steps", "power.rails", None, corner=1)
     limits = ev.Limits(low=0.7275, high=0.7725, nominal=0.75, marginal_low=0.7315, marginal_high=0.7685,
                        text="0.75 V ± 3 %")
@@ -93,11 +103,6 @@ def run_events() -> list[Any]:
         out.append(ev.MeasurementRecorded(run_id=RUN, time=at(0.1), step_key="steps/rails[1]#1", name="voltage",
                                           value=value, unit="V", limits=lim, verdict=ev.Verdict(verdict),
                                           labels={"rail": rail}))
-    for lane in range(8):
-        out.append(ev.MeasurementRecorded(run_id=RUN, time=at(0.1), step_key="steps/ber[0]#2", name="ber",
-                                          value=10 ** (-13 + lane % 3) * (2.1 if lane == 5 else 1.0), unit="",
-                                          verdict=ev.Verdict.FAIL if lane == 5 else ev.Verdict.PASS,
-                                          labels={"lane": str(lane)}))
     out.append(ev.StepEnded(run_id=RUN, time=at(), step_key="steps/rails[1]#1", outcome=ev.StepOutcome.PASS,
                             message="1 marginal measurement(s)", duration=1.3))
     step("steps/soak[1]", "soak", "steps", "thermal.soak", None, corner=1)
