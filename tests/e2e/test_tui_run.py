@@ -16,7 +16,9 @@ from tests.e2e.tui_support import (
     make_app,
     pilot_test,
     screen_shown,
+    sim_app,
     start_plan,
+    start_until_prompt,
     station_ready,
     wait_for,
 )
@@ -30,10 +32,10 @@ def _screen_name(app) -> str:
 
 @pilot_test
 async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
-    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    app = sim_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
-        run = await start_plan(pilot, "tui-bringup")
-        dialog = await screen_shown(pilot, "PromptDialog", "#choice-0")
+        run = await start_until_prompt(pilot, "tui-bringup", "#choice-0")
+        dialog = app.screen
         assert "Is the heatsink fitted?" in str(dialog.query_one("#prompt-text", Static).render())
         assert "timeout 120 s" in str(dialog.query_one("#prompt-countdown", Static).render())
         await pilot.click("#choice-0")  # "yes"
@@ -59,7 +61,7 @@ async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
 
 @pilot_test
 async def test_start_form_checks_the_serial_and_overrides_before_anything_is_powered(tmp_path):
-    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    app = sim_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
         await station_ready(pilot)
         names = [p.name for p in app.screen.plans]
@@ -94,10 +96,9 @@ async def test_start_form_checks_the_serial_and_overrides_before_anything_is_pow
 
 @pilot_test
 async def test_unanswered_prompt_times_out_and_is_withdrawn(tmp_path):
-    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    app = sim_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        run = await start_plan(pilot, "tui-unanswered")
-        await screen_shown(pilot, "PromptDialog", "#prompt-input")
+        run = await start_until_prompt(pilot, "tui-unanswered", "#prompt-input")
         await wait_for(pilot, lambda: app.run_session.finished, "the run to end", timeout=30)
         await pilot.pause(0.3)
         assert _screen_name(app) == "RunScreen"  # the dialog was withdrawn
@@ -118,7 +119,7 @@ def _psu_output(address: str) -> str:
 
 @pilot_test
 async def test_abort_drives_the_safe_state_and_shows_it(tmp_path):
-    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=60))
+    app = sim_app(tmp_path, time_scale=60)
     async with app.run_test(size=(160, 48)) as pilot:
         run = await start_plan(pilot, "abortable")
         await wait_for(pilot, lambda: run.model.current == "steps/soak", "the soak to start")
@@ -166,10 +167,9 @@ async def test_quitting_during_a_run_asks_then_aborts_to_the_safe_state(tmp_path
 
 @pilot_test
 async def test_a_hung_instrument_counts_down_and_the_screen_stays_live(tmp_path):
-    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    app = sim_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
-        run = await start_plan(pilot, "tui-hung")
-        await screen_shown(pilot, "PromptDialog", "#choice-0")
+        run = await start_until_prompt(pilot, "tui-hung", "#choice-0")
         app.bench.lab.inject({"fault": "instrument_timeout", "role": "dmm"})  # the DMM stops answering
         await pilot.click("#choice-0")
         progress = run.query_one("#run-progress-text", Static)
@@ -192,10 +192,9 @@ async def test_a_hung_instrument_counts_down_and_the_screen_stays_live(tmp_path)
 
 @pilot_test
 async def test_abort_while_a_prompt_is_open_withdraws_it(tmp_path):
-    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    app = sim_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        run = await start_plan(pilot, "tui-bringup")
-        await screen_shown(pilot, "PromptDialog", "#choice-0")
+        run = await start_until_prompt(pilot, "tui-bringup", "#choice-0")
         await pilot.press("ctrl+a")
         await screen_shown(pilot, "ConfirmDialog", "#yes")
         await pilot.press("y")

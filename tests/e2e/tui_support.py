@@ -84,3 +84,18 @@ async def screen_shown(pilot: Any, name: str, ready: str, timeout: float = 60.0)
     await wait_for(pilot, shown, f"the {name}", timeout)
     await pilot.pause()
     return app.screen
+
+
+async def start_until_prompt(pilot: Any, name: str, ready: str = "#choice-0") -> Any:
+    """Start plan ``name`` and wait for its first prompt dialog (``ready`` mounted); returns
+    the run screen."""
+    run = await start_plan(pilot, name)
+    await screen_shown(pilot, "PromptDialog", ready)
+    return run
+
+
+def sim_app(tmp_path: Path, time_scale: float = 600, **config: Any) -> LabctlApp:
+    """The app on an isolated copy of the simulated bench (the app starts the lab itself)."""
+    from labctl.sim.testing import isolated_fixture
+
+    return make_app(tmp_path, isolated_fixture(tmp_path, time_scale=time_scale), **config)
