@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 # A measured characteristic: the same quantity measured on every DUT.
@@ -75,6 +76,14 @@ def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
         last = df.groupby(["run", "step", "corner"], sort=False)["attempt"].transform("max")
         df = df[df["attempt"] == last]
     return df
+
+
+def key_mask(df: pd.DataFrame, key: tuple) -> np.ndarray:
+    """Rows of one characteristic (``key`` holds the values of ``KEY``)."""
+    mask = np.ones(len(df), dtype=bool)
+    for col, val in zip(KEY, key, strict=True):
+        mask &= (df[col] == val).to_numpy()
+    return mask
 
 
 def field_column(field: str) -> str:

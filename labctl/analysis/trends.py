@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from labctl.analysis.frames import KEY
+from labctl.analysis.frames import KEY, key_mask
 
 DAY = 86400.0
 
@@ -58,10 +58,7 @@ def series(df: pd.DataFrame, key: tuple, max_points: int = 400) -> pd.DataFrame:
     """A characteristic's values over time for a trend chart: every value when there are few,
     else per-bin mean/min/max over ``max_points`` time bins (a report never plots a million
     points)."""
-    mask = np.ones(len(df), dtype=bool)
-    for col, val in zip(KEY, key, strict=True):
-        mask &= (df[col] == val).to_numpy()
-    d = df[mask & df["value"].notna().to_numpy()].sort_values("time")
+    d = df[key_mask(df, key) & df["value"].notna().to_numpy()].sort_values("time")
     if len(d) <= max_points:
         return pd.DataFrame({"time": d["time"], "mean": d["value"], "min": d["value"], "max": d["value"],
                              "DUT": d["DUT"]}).reset_index(drop=True)

@@ -66,6 +66,6 @@ def step_yield(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     g = per_run.groupby(["plan", "step", "DUT"], sort=False)
     per_dut = pd.DataFrame({"first_ok": g["first_ok"].first(), "last_ok": g["ok"].last()}).reset_index()
     out = _rates(per_dut, ["plan", "step"])
-    order = per_run.drop_duplicates("step")["step"].tolist()  # plan order, not alphabetical
+    order = s.drop_duplicates("step")["step"].tolist()  # the order steps ran in, not alphabetical
     out["_o"] = out["step"].map({k: i for i, k in enumerate(order)})
     return out.sort_values(["plan", "_o"]).drop(columns="_o").reset_index(drop=True)
