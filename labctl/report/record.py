@@ -1,0 +1,480 @@
+"""The run record: everything the store holds about one run, as one immutable, typed object.
+
+Every exporter (JSON, CSV/Parquet/xlsx, JUnit, OCP, HTML) is a callable that takes a list of
+:class:`RunRecord` and reads nothing else, so a report can be made of any stored run, from any
+station, long after the fact::
+
+    from labctl.report.record import load_records, measurements_frame
+    records = load_records("results.db", filters=RunFilters(plan="power-rails", since="7d"))
+    df = measurements_frame(records)          # one row per measurement, FRAME_COLUMNS
+
+Records are built only from the store (never from a running engine's memory). Objects are
+frozen dataclasses; sequences are tuples and mappings are read-only views.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from labctl.errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from labctl.store.query import RunFilters
+    from labctl.store.store import Store
+
+SCHEMA_VERSION = "1"  # of the record and of its JSON form (docs/schema/run-record.v1.json)
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_CHUNK = 500  # run ids per IN (...) query
+
+
+def _ro(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value)) if value else _EMPTY
+
+
+def format_pairs(pairs: Mapping[str, Any] | None) -> str:
+    """``{"vin": "5 V", "lane": 3}`` -> ``"vin=5 V, lane=3"`` (corners and labels as text)."""
+    return ", ".join(f"{k}={v}" for k, v in (pairs or {}).items())
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """A measurement's limits in the measurement's unit; ``text`` is how the plan wrote them."""
+
+    low: float | None = None
+    high: float | None = None
+    nominal: float | None = None
+    marginal_low: float | None = None
+    marginal_high: float | None = None
+    equals: Any = None  # the expected value (any JSON value), for equality checks
+    regex: str | None = None
+    text: str = ""
+
+    def describe(self) -> str:
+        """The limits as a person reads them: the plan's text, else ``low..high``."""
+        if self.text:
+            return self.text
+        if self.low is not None or self.high is not None:
+            return f"{'' if self.low is None else f'{self.low:g}'}..{'' if self.high is None else f'{self.high:g}'}"
+        if self.equals is not None:
+            return f"== {json.dumps(self.equals)}"
+        return f"~ /{self.regex}/" if self.regex else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    name: str
+    value: float | None  # numeric value (booleans as 0/1); None when not a number
+    value_text: str | None  # the value as text when it is not a finite number
+    unit: str
+    limits: Limits | None
+    verdict: str  # PASS | MARGINAL | FAIL | NONE (recorded without limits)
+    labels: Mapping[str, str]  # lane, rail, channel, sensor … as the check recorded them
+    time: float  # wall-clock epoch seconds
+    seq: int  # order within the step
+
+    @property
+    def display_value(self) -> float | str | None:
+        return self.value if self.value is not None else self.value_text
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    series: str
+    value: float
+    unit: str
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One attempt of one step (at one corner). ``final`` marks the attempt that counts."""
+
+    step_key: str  # "steps/rails@1#2": group/id@corner#attempt, unique per session
+    step_id: str
+    group: str  # setup | steps | teardown
+    check: str
+    corner: Mapping[str, Any]  # the corner's values ({} outside corners)
+    corner_index: int | None
+    attempt: int
+    session: int  # 0 = the original run, 1.. = resumes
+    tags: tuple[str, ...]
+    started_at: float
+    ended_at: float | None
+    duration: float | None  # wall seconds
+    duration_sim: float | None  # simulated seconds, on a time-scaled simulated bench
+    outcome: str | None  # PASS | FAIL | ERROR | SKIPPED | ABORTED | INTERRUPTED; None: never ended
+    message: str
+    final: bool
+    measurements: tuple[Measurement, ...] = ()
+    samples: tuple[Sample, ...] = ()
+
+    @property
+    def is_safe_state(self) -> bool:
+        """The teardown's safe-state check of a role, not a step of the plan."""
+        return self.check == "safe_state"
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One process that wrote into the run: 0 is the original, 1.. are resumes."""
+
+    index: int
+    started_at: float
+    ended_at: float | None
+    outcome: str | None
+    host: str
+    pid: int
+    labctl_version: str
+    plan_hash: str
+    plan_changed: bool  # resumed with --force on a changed plan
+    plan_text: str | None  # the plan this session ran, when it differs from the run's
+
+
+@dataclass(frozen=True, slots=True)
+class Instrument:
+    role: str
+    driver: str
+    resource: str
+    idn: str
+    asset_serial: str | None
+    calibration_due: str | None  # ISO date
+    session: int
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    prompt_id: str
+    text: str
+    choices: tuple[str, ...]
+    answer: str | None
+    answer_source: str | None  # operator, answers-file …
+    asked_at: float
+    answered_at: float | None
+    step_key: str | None
+    session: int
+
+
+@dataclass(frozen=True, slots=True)
+class InstrumentError:
+    role: str
+    code: int
+    message: str
+    time: float
+    step_key: str | None
+    session: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    level: str
+    message: str
+    time: float
+    step_key: str | None
+    session: int
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    name: str
+    media_type: str
+    path: str
+    size: int | None
+    sha256: str | None
+    time: float
+    step_key: str | None
+    session: int
+    content: bytes | None = field(default=None, repr=False)  # loaded with attachment_content=True
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    name: str
+    version: str
+    hash: str  # sha256 of the plan text
+    path: str
+    text: str
+    parameters: Mapping[str, Any]
+    corners: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    run_id: str
+    outcome: str  # running | passed | failed | error | aborted | interrupted
+    message: str
+    plan: Plan
+    station: str
+    slot: str | None
+    dut_serial: str | None
+    operator: str | None
+    host: str
+    labctl_version: str
+    started_at: float
+    ended_at: float | None
+    resumed_from: str | None
+    sessions: tuple[Session, ...]
+    instruments: tuple[Instrument, ...]
+    steps: tuple[Step, ...]  # every attempt, in the order they ran
+    prompts: tuple[Prompt, ...]
+    instrument_errors: tuple[InstrumentError, ...]
+    logs: tuple[LogEntry, ...]
+    attachments: tuple[Attachment, ...]
+    schema_version: str = SCHEMA_VERSION
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.ended_at is None else self.ended_at - self.started_at
+
+    @property
+    def final_steps(self) -> tuple[Step, ...]:
+        """The attempt that counts of each step, in run order."""
+        return tuple(s for s in self.steps if s.final)
+
+    def measurements(self, *, final_only: bool = True) -> Iterator[tuple[Step, Measurement]]:
+        """Each measurement with its step (the final attempts only, unless told otherwise)."""
+        for s in self.steps:
+            if s.final or not final_only:
+                for m in s.measurements:
+                    yield s, m
+
+    @property
+    def current_instruments(self) -> tuple[Instrument, ...]:
+        """The instruments of the latest session that recorded any (what the run ended on)."""
+        if not self.instruments:
+            return ()
+        last = max(i.session for i in self.instruments)
+        return tuple(i for i in self.instruments if i.session == last)
+
+
+# -- loading from the store ----------------------------------------------------------------------
+
+def load_records(store_or_url: Store | str | None, run_ids: Sequence[str] | None = None,
+                 filters: RunFilters | None = None, *, samples: bool = True,
+                 attachment_content: bool = False) -> list[RunRecord]:
+    """The records of the runs given by id (or unique id prefix) and/or matching ``filters``
+    (both: the runs given that match). Runs given by id come in the order given; runs found by
+    filters oldest first. ``store_or_url`` is an open :class:`Store`, or a ``--db`` value
+    (None: ``$LABCTL_DB`` or the default file). Nothing matched: an empty list."""
+    from labctl.store import open_store
+    from labctl.store.store import Store
+
+    if isinstance(store_or_url, Store):
+        return _load(store_or_url, run_ids, filters, samples, attachment_content)
+    with open_store(store_or_url) as store:
+        return _load(store, run_ids, filters, samples, attachment_content)
+
+
+def _load(store: Store, run_ids: Sequence[str] | None, filters: RunFilters | None, with_samples: bool,
+          attachment_content: bool) -> list[RunRecord]:
+    from labctl.store import query
+
+    ids = select_run_ids(store, run_ids, filters)
+    if not ids:
+        return []
+    records: dict[str, RunRecord] = {}
+    with store.read_engine.connect() as conn:  # one snapshot per chunk of runs
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start:start + _CHUNK]
+            rows = _Rows(conn, chunk, query, with_samples, attachment_content)
+            for rid in chunk:
+                records[rid] = rows.record(rid)
+    return [records[rid] for rid in ids]
+
+
+def select_run_ids(store: Store, run_ids: Sequence[str] | None = None,
+                   filters: RunFilters | None = None) -> list[str]:
+    """The ids of the runs given (ids or unique prefixes) that match ``filters``; without ids,
+    every run matching ``filters``, oldest first."""
+    from sqlalchemy import select
+
+    from labctl.store import query
+    from labctl.store import schema as T
+
+    wanted = filters or query.RunFilters()
+    if run_ids:
+        full = list(dict.fromkeys(query.find_run(store, r) for r in run_ids))
+        if not wanted.any():
+            return full
+        q = wanted.where(select(T.runs.c.id).where(T.runs.c.id.in_(full)))
+        with store.read_engine.connect() as conn:
+            keep = set(conn.execute(q).scalars())
+        return [r for r in full if r in keep]
+    q = select(T.runs.c.id).order_by(T.runs.c.started_at, T.runs.c.id)
+    if wanted.limit:  # the newest N, still listed oldest first
+        q = select(T.runs.c.id).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
+    with store.read_engine.connect() as conn:
+        found = list(conn.execute(wanted.where(q)).scalars())
+    return found[::-1] if wanted.limit else found
+
+
+class _Rows:
+    """The rows of a chunk of runs, one query per table, grouped by run."""
+
+    def __init__(self, conn: Any, ids: list[str], query: Any, with_samples: bool, attachment_content: bool) -> None:
+        from sqlalchemy import select
+
+        from labctl.store import schema as T
+
+        def grouped(q: Any) -> dict[str, list[dict[str, Any]]]:
+            out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for r in conn.execute(q):
+                m = r._mapping
+                out[m["run_id"]].append(dict(m))
+            return out
+
+        def child(table: Any, *, skip: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
+            cols = [c for c in table.c if c.name not in skip]
+            order = [table.c.session, table.c.seq] if "seq" in table.c else [table.c.session]
+            return grouped(select(*cols).where(table.c.run_id.in_(ids)).order_by(*order))
+
+        self.runs = {r["id"]: r for r in (dict(x._mapping) for x in conn.execute(
+            select(T.runs).where(T.runs.c.id.in_(ids))))}
+        self.sessions = child(T.run_sessions)
+        self.instruments = child(T.instruments)
+        self.prompts = child(T.prompts)
+        self.errors = child(T.instrument_errors)
+        self.logs = child(T.logs)
+        self.attachments = child(T.attachments, skip=() if attachment_content else ("content",))
+        self.steps = grouped(select(T.steps, query.final_step_clause().label("final"))
+                             .where(T.steps.c.run_id.in_(ids)).order_by(T.steps.c.session, T.steps.c.seq))
+        self.measurements: dict[int, list[Measurement]] = defaultdict(list)
+        for r in conn.execute(select(T.measurements).where(T.measurements.c.run_id.in_(ids))
+                              .order_by(T.measurements.c.step_ref, T.measurements.c.seq)):
+            self.measurements[r.step_ref].append(_measurement(r._mapping))
+        self.samples: dict[int, list[Sample]] = defaultdict(list)
+        if with_samples:
+            for r in conn.execute(select(T.samples.c.step_ref, T.samples.c.series, T.samples.c.value,
+                                         T.samples.c.unit, T.samples.c.t)
+                                  .where(T.samples.c.run_id.in_(ids))
+                                  .order_by(T.samples.c.step_ref, T.samples.c.seq)):
+                self.samples[r.step_ref].append(Sample(r.series, r.value, r.unit, r.t))
+
+    def record(self, rid: str) -> RunRecord:
+        r = self.runs[rid]
+        steps = tuple(Step(
+            step_key=s["step_key"], step_id=s["step_id"], group=s["step_group"], check=s["check_name"],
+            corner=_ro(s["corner"]), corner_index=s["corner_index"], attempt=s["attempt"], session=s["session"],
+            tags=tuple(s["tags"] or ()), started_at=s["started_at"], ended_at=s["ended_at"],
+            duration=s["duration"], duration_sim=s["duration_sim"], outcome=s["outcome"], message=s["message"],
+            final=bool(s["final"]), measurements=tuple(self.measurements.get(s["id"], ())),
+            samples=tuple(self.samples.get(s["id"], ())),
+        ) for s in self.steps.get(rid, ()))
+        return RunRecord(
+            run_id=rid, outcome=r["outcome"], message=r["message"],
+            plan=Plan(name=r["plan_name"], version=r["plan_version"], hash=r["plan_hash"], path=r["plan_path"],
+                      text=r["plan_text"], parameters=_ro(r["parameters"]),
+                      corners=tuple(_ro(c) for c in r["corners"] or ())),
+            station=r["station"], slot=r["slot"], dut_serial=r["dut_serial"], operator=r["operator"],
+            host=r["host"], labctl_version=r["labctl_version"], started_at=r["started_at"],
+            ended_at=r["ended_at"], resumed_from=r["resumed_from"],
+            sessions=tuple(Session(
+                index=s["session"], started_at=s["started_at"], ended_at=s["ended_at"], outcome=s["outcome"],
+                host=s["host"], pid=s["pid"], labctl_version=s["labctl_version"], plan_hash=s["plan_hash"],
+                plan_changed=bool(s["plan_changed"]), plan_text=s["plan_text"],
+            ) for s in self.sessions.get(rid, ())),
+            instruments=tuple(Instrument(
+                role=i["role"], driver=i["driver"], resource=i["resource"], idn=i["idn"],
+                asset_serial=i["asset_serial"], calibration_due=i["calibration_due"], session=i["session"],
+            ) for i in self.instruments.get(rid, ())),
+            steps=steps,
+            prompts=tuple(Prompt(
+                prompt_id=p["prompt_id"], text=p["text"], choices=tuple(p["choices"] or ()), answer=p["answer"],
+                answer_source=p["answer_source"], asked_at=p["t"], answered_at=p["answered_at"],
+                step_key=p["step_key"], session=p["session"],
+            ) for p in self.prompts.get(rid, ())),
+            instrument_errors=tuple(InstrumentError(
+                role=e["role"], code=e["code"], message=e["message"], time=e["t"], step_key=e["step_key"],
+                session=e["session"],
+            ) for e in self.errors.get(rid, ())),
+            logs=tuple(LogEntry(level=x["level"], message=x["message"], time=x["t"], step_key=x["step_key"],
+                                session=x["session"]) for x in self.logs.get(rid, ())),
+            attachments=tuple(Attachment(
+                name=a["name"], media_type=a["media_type"], path=a["path"], size=a["size"], sha256=a["sha256"],
+                time=a["t"], step_key=a["step_key"], session=a["session"], content=a.get("content"),
+            ) for a in self.attachments.get(rid, ())),
+        )
+
+
+_LIMIT_COLUMNS = ("low", "high", "nominal", "marginal_low", "marginal_high", "limit_equals", "limit_regex",
+                  "limit_text")
+
+
+def _measurement(m: Mapping[str, Any]) -> Measurement:
+    limits = None
+    if any(m[c] is not None for c in _LIMIT_COLUMNS):
+        limits = Limits(low=m["low"], high=m["high"], nominal=m["nominal"], marginal_low=m["marginal_low"],
+                        marginal_high=m["marginal_high"],
+                        equals=json.loads(m["limit_equals"]) if m["limit_equals"] is not None else None,
+                        regex=m["limit_regex"], text=m["limit_text"] or "")
+    return Measurement(name=m["name"], value=m["value"], value_text=m["value_text"], unit=m["unit"], limits=limits,
+                       verdict=m["verdict"], labels=_ro(m["labels"]), time=m["t"], seq=m["seq"])
+
+
+# -- the measurements table --------------------------------------------------------------------
+
+# One row per measurement; the documented columns of CSV, Parquet and xlsx (docs/reports.md).
+FRAME_COLUMNS: tuple[str, ...] = (
+    "run_id", "run_outcome", "run_started", "plan", "plan_version", "plan_hash", "station", "slot", "dut",
+    "operator", "session", "step", "step_key", "group", "check", "corner", "corner_index", "attempt", "final",
+    "step_outcome", "measurement", "labels", "lane", "rail", "channel", "sensor", "value", "value_text", "unit",
+    "low", "high", "nominal", "marginal_low", "marginal_high", "limits", "verdict", "time",
+)
+_TIME_COLUMNS = ("run_started", "time")
+_TEXT_COLUMNS = ("run_id", "run_outcome", "plan", "plan_version", "plan_hash", "station", "slot", "dut", "operator",
+                 "step", "step_key", "group", "check", "corner", "step_outcome", "measurement", "labels", "lane",
+                 "rail", "channel", "sensor", "value_text", "unit", "limits", "verdict")
+
+
+def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -> Iterator[tuple[Any, ...]]:
+    """The rows of :func:`measurements_frame` as tuples in ``FRAME_COLUMNS`` order (times as epoch)."""
+    for rec in records:
+        run = (rec.run_id, rec.outcome, rec.started_at, rec.plan.name, rec.plan.version, rec.plan.hash,
+               rec.station, rec.slot, rec.dut_serial, rec.operator)
+        for s in rec.steps:
+            if not (s.final or not final_only) or not s.measurements:
+                continue
+            step = (s.session, s.step_id, s.step_key, s.group, s.check, format_pairs(s.corner), s.corner_index,
+                    s.attempt, s.final, s.outcome)
+            for m in s.measurements:
+                lim = m.limits or _NO_LIMITS
+                lab = m.labels
+                yield (*run, *step, m.name, format_pairs(lab), lab.get("lane"), lab.get("rail"), lab.get("channel"),
+                       lab.get("sensor"), m.value, m.value_text, m.unit, lim.low, lim.high, lim.nominal,
+                       lim.marginal_low, lim.marginal_high, lim.describe(), m.verdict, m.time)
+
+
+_NO_LIMITS = Limits()
+
+
+def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True) -> pd.DataFrame:
+    """One row per measurement with every context column (``FRAME_COLUMNS``, in that order);
+    ``run_started`` and ``time`` are UTC timestamps. By default only the attempt that counts of
+    each step; ``final_only=False`` adds earlier attempts (``final`` tells them apart)."""
+    import pandas as pd
+
+    df = pd.DataFrame.from_records(list(measurement_rows(records, final_only=final_only)), columns=list(FRAME_COLUMNS))
+    for col in _TIME_COLUMNS:
+        df[col] = pd.to_datetime(df[col].astype("float64"), unit="s", utc=True)
+    for col in ("value", "low", "high", "nominal", "marginal_low", "marginal_high"):
+        df[col] = df[col].astype("float64")
+    for col in _TEXT_COLUMNS:  # one dtype whatever the rows hold (an all-empty column too)
+        df[col] = df[col].astype(pd.StringDtype())
+    for col in ("session", "attempt"):
+        df[col] = df[col].astype("int64")
+    df["corner_index"] = df["corner_index"].astype("Int64")
+    df["final"] = df["final"].astype(bool)
+    return df
+
+
+def require_records(records: list[RunRecord], what: str) -> list[RunRecord]:
+    """``records``, or a clear error (exit 4) when nothing matched."""
+    if not records:
+        raise UsageError(f"no recorded run matches {what}", hint="`labctl runs` lists the recorded runs and their ids")
+    return records
