@@ -25,7 +25,7 @@ FIELDS = {"plan": "plan", "version": "version", "step": "step", "dut": "DUT", "s
 
 def text_of(value: Any) -> str:
     """A mapping or sequence as the text a person reads and a group-by can use."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, Mapping):
         return ",".join(f"{k}={v}" for k, v in value.items())
@@ -45,7 +45,7 @@ def _limit(limits: Any, side: str) -> float:
 def _texts(column: pd.Series) -> pd.Series:
     """``text_of`` for a column, computed once per distinct value (corner and labels repeat a lot)."""
     if column.dtype != object:
-        return column.astype(str)
+        return column.astype(object).where(column.notna(), "")
     keys = column.map(lambda v: repr(v) if isinstance(v, Mapping | list | tuple) else v)
     codes, uniques = pd.factorize(keys, use_na_sentinel=False)
     firsts = pd.Series(range(len(column))).groupby(codes).first()
@@ -53,11 +53,18 @@ def _texts(column: pd.Series) -> pd.Series:
     return pd.Series(texts.take(codes), index=column.index, dtype=object)
 
 
+# The record's frame (labctl.report.record.FRAME_COLUMNS) -> the short names used here.
+RENAME = {"run_id": "run", "plan_version": "version", "dut": "DUT"}
+
+
 def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
     """A copy of the measurements frame ready for grouping: text ``labels``/``corner``, numeric
     ``low``/``high`` (NaN where a side has no limit), a ``date`` column, and (by default) only
-    the last attempt of each step in each run."""
-    df = frame.copy()
+    the attempt that counts of each step in each run (``final``; else the last attempt)."""
+    df = frame.rename(columns=RENAME)
+    for col in ("run", "plan", "version", "station", "DUT", "step", "verdict", "operator"):
+        if col in df.columns:
+            df[col] = df[col].astype(object).where(df[col].notna(), "")
     if "measurement" not in df.columns:
         df["measurement"] = df["name"] if "name" in df.columns else df["step"]
     for col in ("labels", "corner"):
@@ -72,9 +79,15 @@ def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
     if "unit" not in df.columns:
         df["unit"] = ""
     df["unit"] = df["unit"].fillna("")
-    if last_attempt and "attempt" in df.columns and len(df):
-        last = df.groupby(["run", "step", "corner"], sort=False)["attempt"].transform("max")
-        df = df[df["attempt"] == last]
+    return final_only(df) if last_attempt else df
+
+
+def final_only(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the attempt that counts of each step (``final``; else the last attempt)."""
+    if "final" in df.columns:
+        return df[df["final"].astype(bool)]
+    if "attempt" in df.columns and len(df):
+        return df[df["attempt"] == df.groupby(["run", "step", "corner"], sort=False)["attempt"].transform("max")]
     return df
 
 

@@ -8,7 +8,6 @@ level shift a quality engineer would want explained).
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from labctl.analysis.frames import KEY, key_mask

@@ -36,6 +36,7 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {
+    "html": Format("labctl.report.html:write_html", ".html", "one self-contained page: summary, yield, Cpk, charts, runs"),
     "csv": Format("labctl.report.tables:write_csv", ".csv", "one row per measurement with every context column"),
     "parquet": Format("labctl.report.tables:write_parquet", ".parquet", "the CSV's table, typed, for pandas/Arrow"),
     "xlsx": Format("labctl.report.tables:write_xlsx", ".xlsx", "a summary sheet per run, then the measurements"),

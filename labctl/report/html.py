@@ -1,7 +1,7 @@
 """The HTML report: one self-contained file (inline CSS and SVG charts, no script, no network
 request) that reads on screen and prints (A4/Letter, a page per run).
 
-Built from :class:`ReportData` (frames made from the typed run record) in three steps:
+Built from :class:`Population` (frames made from the typed run record) in three steps:
 the analytics compute, the charts draw aggregated figures, and a jinja2 template with
 autoescape on renders every user-, plan- or DUT-supplied string as text.
 """
@@ -9,21 +9,26 @@ autoescape on renders every user-, plan- or DUT-supplied string as text.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from labctl import __version__
 from labctl.analysis import capability as cap
-from labctl.analysis.frames import KEY, key_mask, prepare
+from labctl.analysis.frames import KEY, final_only, key_mask, prepare
 from labctl.analysis.pareto import pareto
 from labctl.analysis.trends import drift, series
 from labctl.analysis.yields import run_yield, step_yield
 from labctl.report import charts
+from labctl.report.population import Population
+
+if TYPE_CHECKING:
+    from labctl.report.formats import ExportOptions
+    from labctl.report.record import RunRecord
 
 MAX_DISTRIBUTIONS = 12  # distribution charts, worst Cpk first
 MAX_TRENDS = 6  # trend charts, strongest drift first
@@ -31,22 +36,6 @@ MAX_FAILURE_ROWS = 500  # failing measurements listed at the top
 MAX_LISTED = 20_000  # above this many measurements, run details list failures and marginals only
 MAX_CURVE_RUNS = 12  # runs overlaid in the thermal chart
 MAX_RUN_CHARTS = 10  # per-run thermal charts only for reports of at most this many runs
-RUN_COLUMNS = ["run", "plan", "version", "station", "DUT", "operator", "started", "ended", "outcome",
-               "message", "labctl_version"]
-
-
-@dataclass
-class ReportData:
-    """What a report is built from, one frame per kind of row (see labctl.report.record):
-    ``measurements`` (the record's measurements frame), ``runs`` (one row per run: RUN_COLUMNS),
-    ``steps`` (run, step, corner, attempt, outcome, duration, message) and ``samples`` (run,
-    step, series, time, value, unit)."""
-
-    measurements: pd.DataFrame
-    runs: pd.DataFrame
-    steps: pd.DataFrame = field(default_factory=pd.DataFrame)
-    samples: pd.DataFrame = field(default_factory=pd.DataFrame)
-    title: str = "labctl test report"
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -96,7 +85,7 @@ def margins(df: pd.DataFrame) -> pd.Series:
 
 # ----------------------------------------------------------------------------- sections
 
-def _scope(data: ReportData) -> dict[str, Any]:
+def _scope(data: Population) -> dict[str, Any]:
     r = data.runs
     started = pd.to_datetime(r["started"], utc=True, unit="s" if r["started"].dtype.kind in "if" else None)
     plans = r.groupby(["plan", "version"]).size().reset_index()
@@ -112,7 +101,7 @@ def _scope(data: ReportData) -> dict[str, Any]:
     }
 
 
-def _summary(data: ReportData, fy: pd.DataFrame) -> dict[str, Any]:
+def _summary(data: Population, fy: pd.DataFrame) -> dict[str, Any]:
     counts = data.runs["outcome"].value_counts()
     order = ["passed", "failed", "error", "aborted", "interrupted", "running"]
     verdicts = data.measurements["verdict"].value_counts() if len(data.measurements) else pd.Series(dtype=int)
@@ -263,7 +252,7 @@ def _thin(s: pd.DataFrame, by: str, points: int) -> pd.DataFrame:
     return s[(idx % step) == 0]
 
 
-def _run_details(data: ReportData, m: pd.DataFrame) -> list[dict[str, Any]]:
+def _run_details(data: Population, m: pd.DataFrame) -> list[dict[str, Any]]:
     listed_all = len(m) <= MAX_LISTED
     by_run = dict(tuple(m.groupby("run", sort=False)))
     steps = dict(tuple(data.steps.groupby("run", sort=False))) if len(data.steps) else {}
@@ -298,11 +287,10 @@ def _run_details(data: ReportData, m: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def build_context(data: ReportData) -> dict[str, Any]:
+def build_context(data: Population) -> dict[str, Any]:
     """Everything the template shows, computed (tables as lists of dicts, charts as SVG text)."""
     m_all = prepare(data.measurements, last_attempt=False)
-    m = m_all[m_all["attempt"] == m_all.groupby(["run", "step", "corner"])["attempt"].transform("max")] \
-        if "attempt" in m_all and len(m_all) else m_all
+    m = final_only(m_all)
     runs = data.runs.copy()
     fy = run_yield(runs) if len(runs) else pd.DataFrame()
     sy = step_yield(data.steps, runs) if len(data.steps) and len(runs) else pd.DataFrame()
@@ -337,7 +325,7 @@ def environment():
     return env
 
 
-def render_html(data: ReportData) -> str:
+def render_html(data: Population) -> str:
     from markupsafe import Markup
 
     ctx = build_context(data)
@@ -353,8 +341,15 @@ def render_html(data: ReportData) -> str:
     return environment().get_template("report.html.j2").render(**ctx)
 
 
-def write_html(data: ReportData, path: str | Path) -> Path:
+def write_report(data: Population, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(render_html(data), encoding="utf-8")
     return p
+
+
+def write_html(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
+    """The ``html`` report format (labctl.report.formats): one file for all the runs given."""
+    from labctl.report.population import population
+
+    write_report(population(records, title=options.title), path)

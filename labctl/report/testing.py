@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from labctl.report.html import ReportData
+from labctl.report.population import Population
 
 T0 = pd.Timestamp("2026-11-20T08:00:00Z")
-CORNERS = ["temp=0 degC", "temp=25 degC", "temp=85 degC"]
+CORNERS = ["temp=0 degC", "temp=25 degC", "temp=85 degC"]  # as the record writes a corner
 LANES = 4
 
 
@@ -31,7 +31,7 @@ def _spec() -> list[tuple[str, str, dict, str, float, float, float | None, float
 
 def synthetic_data(runs: int = 20, measurements_per_run: int | None = None, *, seed: int = 1,
                    serials: list[str] | None = None, operator: str = "alice",
-                   samples_per_run: int = 60) -> ReportData:
+                   samples_per_run: int = 60) -> Population:
     """``runs`` runs over about runs/1.2 DUTs (some DUTs retested), each with every spec row at
     every corner; ``measurements_per_run`` pads with extra rails to reach that size."""
     rng = np.random.default_rng(seed)
@@ -58,20 +58,18 @@ def synthetic_data(runs: int = 20, measurements_per_run: int | None = None, *, s
     highs = np.array([np.nan if s[7] is None else s[7] for s in spec])[spec_idx]
     verdict = np.where((values < np.nan_to_num(lows, nan=-np.inf)) | (values > np.nan_to_num(highs, nan=np.inf)),
                        "FAIL", "PASS")
-    labels = [spec[i][2] for i in range(len(spec))]
+    labels = [", ".join(f"{k}={v}" for k, v in s[2].items()) for s in spec]
     frame = pd.DataFrame({
-        "run": np.array(run_ids, dtype=object)[rep], "plan": "accelerator-evt", "version": "1.2",
-        "station": np.where(rep % 2 == 0, "bench-1", "bench-2"), "DUT": np.array(run_duts, dtype=object)[rep],
-        "corner": [{"temp": CORNERS[c].split("=")[1]} for c in corner_idx],
-        "step": np.array([s[0] for s in spec], dtype=object)[spec_idx], "attempt": 1,
+        "run_id": np.array(run_ids, dtype=object)[rep], "plan": "accelerator-evt", "plan_version": "1.2",
+        "station": np.where(rep % 2 == 0, "bench-1", "bench-2"), "dut": np.array(run_duts, dtype=object)[rep],
+        "operator": operator, "corner": np.array(CORNERS, dtype=object)[corner_idx],
+        "step": np.array([s[0] for s in spec], dtype=object)[spec_idx], "attempt": 1, "final": True,
         "measurement": np.array([s[1] for s in spec], dtype=object)[spec_idx],
-        "labels": [labels[i] for i in spec_idx], "value": values,
-        "unit": np.array([s[3] for s in spec], dtype=object)[spec_idx],
-        "limits": [{"low": None if np.isnan(lo) else lo, "high": None if np.isnan(hi) else hi}
-                   for lo, hi in zip(lows, highs, strict=True)],
+        "labels": np.array(labels, dtype=object)[spec_idx], "value": values,
+        "unit": np.array([s[3] for s in spec], dtype=object)[spec_idx], "low": lows, "high": highs,
         "verdict": verdict, "time": np.array(started, dtype=object)[rep],
     })
-    bad_runs = set(frame.loc[frame["verdict"] == "FAIL", "run"])
+    bad_runs = set(frame.loc[frame["verdict"] == "FAIL", "run_id"])
     runs_df = pd.DataFrame({
         "run": run_ids, "plan": "accelerator-evt", "version": "1.2",
         "station": ["bench-1" if i % 2 == 0 else "bench-2" for i in range(runs)], "DUT": run_duts,
@@ -79,7 +77,7 @@ def synthetic_data(runs: int = 20, measurements_per_run: int | None = None, *, s
         "outcome": ["failed" if r in bad_runs else "passed" for r in run_ids],
         "message": ["a limit was missed" if r in bad_runs else "" for r in run_ids], "labctl_version": "0.1.0",
     })
-    steps = frame.groupby(["run", "step"], sort=False).agg(
+    steps = frame.rename(columns={"run_id": "run"}).groupby(["run", "step"], sort=False).agg(
         failed=("verdict", lambda v: (v == "FAIL").any())).reset_index()
     steps = steps.assign(corner="", attempt=1, outcome=np.where(steps["failed"], "FAIL", "PASS"),
                          duration=30.0, message=np.where(steps["failed"], "a limit was missed", "")).drop(columns="failed")
@@ -90,4 +88,4 @@ def synthetic_data(runs: int = 20, measurements_per_run: int | None = None, *, s
         samp.append(pd.DataFrame({"run": r, "step": "soak", "series": "die", "value": curve, "unit": "degC",
                                   "time": started[i] + pd.to_timedelta(t * 10, unit="s")}))
     samples = pd.concat(samp, ignore_index=True) if samp else pd.DataFrame()
-    return ReportData(measurements=frame, runs=runs_df, steps=steps, samples=samples)
+    return Population(measurements=frame, runs=runs_df, steps=steps, samples=samples)
