@@ -13,7 +13,7 @@ from labctl.errors import ExitCode, LabctlError, UsageError
 
 
 def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
-             time_scale: float | None = None) -> ExitCode:
+             time_scale: float | None = None, report: str | None = None) -> ExitCode:
     from rich.markup import escape
     from rich.table import Table
 
@@ -73,6 +73,11 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         failing = escape("\n".join(f"{s.step_id}{_corner(s)}: {s.message}" for s in r.failures) or "-")
         table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
     console.print(table)
+    saved = [out.result.run_id for _, out in rows if out not in (None, "aborted") and out.saved]
+    if report and saved:
+        from labctl.report.html import write_runs_report
+
+        console.print(f"report: {write_runs_report(db, saved, report)}", markup=False, soft_wrap=True)
     if db_shown:
         cmd, activate = labctl_command()
         console.print(f"results are in {db_shown}: `{cmd} runs` lists them, `{cmd} runs show RUN` shows one",

@@ -19,7 +19,7 @@ import pandas as pd
 # A measured characteristic: the same quantity measured on every DUT.
 KEY = ["plan", "step", "measurement", "labels", "corner", "unit"]
 # Fields the analytics may group or split by, and the frame column each one is.
-FIELDS = {"plan": "plan", "version": "version", "step": "step", "dut": "DUT", "station": "station",
+FIELDS = {"plan": "plan", "version": "version", "plan_version": "version", "step": "step", "dut": "DUT", "station": "station",
           "corner": "corner", "date": "date", "run": "run", "operator": "operator"}
 
 

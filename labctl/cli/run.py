@@ -21,6 +21,8 @@ def _run_options(f):
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
         click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts: STEP_ID: answer"),
         click.option("--junit", type=click.Path(dir_okay=False), help="also write a JUnit XML report here"),
+        click.option("--report", "report_path", type=click.Path(dir_okay=False),
+                     help="also write the HTML report of the run here (docs/reports.md)"),
         click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)"),
         click.option("--allow-expired", is_flag=True,
                      help="run on instruments whose calibration expired (recorded in the run's log)"),
@@ -46,7 +48,8 @@ def _say(as_json: bool):
 @click.command()
 @click.argument("plan")
 @_run_options
-def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, allow_expired, operator) -> None:
+def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_preflight, allow_expired,
+        operator) -> None:
     """Run PLAN on a station, headless.
 
     Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
@@ -58,26 +61,40 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, all
     req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
                      answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
     out = execute(req, _subscribers(as_json), say=_say(as_json))
-    _finish(out, as_json, junit)
+    _finish(out, as_json, junit, report_path, db)
 
 
-def _finish(out, as_json: bool, junit: str | None) -> None:
+def _finish(out, as_json: bool, junit: str | None, report_path: str | None = None, db: str | None = None) -> None:
     from labctl.console import make_console, summary_table
 
     if junit:
         from labctl.report.junit import write_junit
 
         write_junit(out.result, junit)
+    notes = list(out.notes)
+    written = None
+    if report_path:
+        if out.saved:
+            from labctl.report.html import write_runs_report
+
+            written = write_runs_report(db, [out.result.run_id], report_path)
+        else:
+            notes.append(f"no HTML report: the run is spooled, not in the store yet (`labctl sync`, then "
+                         f"`labctl report {out.result.run_id} --format html`)")
     if not as_json:
         console = make_console()
         console.print(summary_table(out.result))
-        for note in out.notes:
+        for note in notes:
             console.print(note, style="yellow", markup=False)
         if out.db:
             console.print(f"results: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
+        if written:
+            console.print(f"report: {written}", markup=False, soft_wrap=True)
     else:
-        for note in out.notes:
+        for note in notes:
             click.echo(note, err=True)
+        if written:
+            click.echo(f"report: {written}", err=True)
     sys.exit(int(out.exit_code))
 
 
@@ -109,9 +126,12 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
 @click.option("--time-scale", type=float, default=300.0, show_default=True,
               help="simulated seconds per wall second (the plan's ~50 simulated minutes per DUT)")
 @click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
-def demo(plan, fixture, db, duts, time_scale, verbose) -> None:
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default="labctl-demo-report.html",
+              show_default=True, help="the HTML report of the demo's runs")
+def demo(plan, fixture, db, duts, time_scale, verbose, report_path) -> None:
     """Run the flagship plan on the simulated lab for a small population of DUTs."""
     from labctl.demo import run_demo
 
-    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale)
+    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale,
+                    report=report_path)
     sys.exit(int(code if code is not None else ExitCode.ERROR))

@@ -353,3 +353,12 @@ def write_html(records: Sequence[RunRecord], path: Path, options: ExportOptions)
     from labctl.report.population import population
 
     write_report(population(records, title=options.title), path)
+
+
+def write_runs_report(db: str | None, run_ids: Sequence[str], path: str | Path) -> str:
+    """The HTML report of these stored runs (``db`` as ``--db``), read back from the store as
+    records; returns the file's absolute path (what ``labctl run --report`` and the demo print)."""
+    from labctl.report.formats import export
+    from labctl.report.record import load_records
+
+    return str(export(load_records(db, list(run_ids)), "html", path).resolve())
