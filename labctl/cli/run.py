@@ -58,16 +58,30 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, all
     req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
                      answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
     out = execute(req, _subscribers(as_json), say=_say(as_json))
-    _finish(out, as_json, junit)
+    _finish(out, as_json, junit, db)
 
 
-def _finish(out, as_json: bool, junit: str | None) -> None:
+def _write_junit(out, junit: str, db: str | None) -> str | None:
+    """The run's JUnit XML, built from what the store recorded (the run record); a note when
+    the results were spooled instead (then `labctl sync` and `labctl report` make it)."""
+    run_id = out.result.run_id
+    if out.db is None or not out.saved:
+        return (f"JUnit XML not written: the results of run {run_id} are not in the database yet; "
+                f"after `labctl sync`, run `labctl report {run_id} --format junit -o {junit}`")
+    from labctl.report.formats import export
+    from labctl.report.record import load_records
+
+    export(load_records(db, [run_id]), "junit", junit)
+    return None
+
+
+def _finish(out, as_json: bool, junit: str | None, db: str | None = None) -> None:
     from labctl.console import make_console, summary_table
 
     if junit:
-        from labctl.report.junit import write_junit
-
-        write_junit(out.result, junit)
+        note = _write_junit(out, junit, db)
+        if note:
+            out.notes.append(note)
     if not as_json:
         console = make_console()
         console.print(summary_table(out.result))
