@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resume": ("labctl.cli.run:resume", "Continue an interrupted run."),
     "runs": ("labctl.cli.runs:runs", "List and inspect recorded runs."),
     "sync": ("labctl.cli.runs:sync", "Push runs spooled locally to the central database."),
-    "report": ("labctl.cli.report:report", "Export HTML, CSV/Parquet, JUnit reports (not implemented yet)."),
+    "report": ("labctl.cli.report:report", "Export recorded runs: CSV, Parquet, xlsx, JUnit, JSON, OCP, HTML."),
     "stats": ("labctl.cli.stats:stats", "Yield, Cpk, failure Pareto, trends and comparisons of recorded runs."),
     "sim": ("labctl.cli.sim:sim", "The simulated lab: serve virtual instruments and a DUT."),
     "instruments": ("labctl.cli.instruments:instruments", "Station pre-flight, scan and identify."),

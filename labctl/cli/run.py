@@ -61,37 +61,45 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_p
     req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
                      answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
     out = execute(req, _subscribers(as_json), say=_say(as_json))
-    _finish(out, as_json, junit, report_path, db)
+    _finish(out, as_json, junit, db, report_path)
 
 
-def _finish(out, as_json: bool, junit: str | None, report_path: str | None = None, db: str | None = None) -> None:
+def _export_stored(out, fmt: str, path: str, db: str | None) -> tuple[str | None, str | None]:
+    """Write the run as report format ``fmt``, built from what the store recorded (the run
+    record): (the file's path, None), or (None, a note) when the results were spooled instead
+    (then `labctl sync` and `labctl report` make it)."""
+    run_id = out.result.run_id
+    if out.db is None or not out.saved:
+        return None, (f"{fmt} report not written: the results of run {run_id} are not in the database yet; "
+                      f"after `labctl sync`, run `labctl report {run_id} --format {fmt} -o {path}`")
+    from labctl.report.formats import export
+    from labctl.report.record import load_records
+
+    return str(export(load_records(db, [run_id]), fmt, path).resolve()), None
+
+
+def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report_path: str | None = None) -> None:
     from labctl.console import make_console, summary_table
 
-    if junit:
-        from labctl.report.junit import write_junit
-
-        write_junit(out.result, junit)
-    notes = list(out.notes)
     written = None
-    if report_path:
-        if out.saved:
-            from labctl.report.html import write_runs_report
-
-            written = write_runs_report(db, [out.result.run_id], report_path)
-        else:
-            notes.append(f"no HTML report: the run is spooled, not in the store yet (`labctl sync`, then "
-                         f"`labctl report {out.result.run_id} --format html`)")
+    for fmt, path in (("junit", junit), ("html", report_path)):
+        if path:
+            done, note = _export_stored(out, fmt, path, db)
+            if note:
+                out.notes.append(note)
+            if fmt == "html":
+                written = done
     if not as_json:
         console = make_console()
         console.print(summary_table(out.result))
-        for note in notes:
+        for note in out.notes:
             console.print(note, style="yellow", markup=False)
         if out.db:
             console.print(f"results: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
         if written:
             console.print(f"report: {written}", markup=False, soft_wrap=True)
     else:
-        for note in notes:
+        for note in out.notes:
             click.echo(note, err=True)
         if written:
             click.echo(f"report: {written}", err=True)

@@ -39,7 +39,7 @@ FORMATS: dict[str, Format] = {
     "html": Format("labctl.report.html:write_html", ".html", "one self-contained page: summary, yield, Cpk, charts, runs"),
     "csv": Format("labctl.report.tables:write_csv", ".csv", "one row per measurement with every context column"),
     "parquet": Format("labctl.report.tables:write_parquet", ".parquet", "the CSV's table, typed, for pandas/Arrow"),
-    "xlsx": Format("labctl.report.tables:write_xlsx", ".xlsx", "a summary sheet per run, then the measurements"),
+    "xlsx": Format("labctl.report.tables:write_xlsx", ".xlsx", "Summary (a row per run), Measurements and Instruments sheets"),
     "junit": Format("labctl.report.junit:write_junit", ".xml", "JUnit XML: steps as test cases, per run and corner"),
     "json": Format("labctl.report.json_export:write_json", ".json", "the run records (docs/schema/run-record.v1.json)"),
     "ocp": Format("labctl.report.ocp:write_ocp", ".jsonl", "OCP Test & Validation results (JSON lines)"),

@@ -15,7 +15,7 @@ frozen dataclasses; sequences are tuples and mappings are read-only views.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -244,6 +244,18 @@ class RunRecord:
                 for m in s.measurements:
                     yield s, m
 
+    def plan_steps(self) -> tuple[Step, ...]:
+        """The final attempts of the plan's steps (the teardown's safe-state checks left out)."""
+        return tuple(s for s in self.steps if s.final and not s.is_safe_state)
+
+    def step_counts(self) -> dict[str, int]:
+        """Outcome -> number of the plan's steps (final attempts) with it."""
+        return dict(Counter(s.outcome or "INTERRUPTED" for s in self.plan_steps()))
+
+    def verdict_counts(self) -> dict[str, int]:
+        """Verdict -> number of measurements (final attempts) with it."""
+        return dict(Counter(m.verdict for _, m in self.measurements()))
+
     @property
     def current_instruments(self) -> tuple[Instrument, ...]:
         """The instruments of the latest session that recorded any (what the run ended on)."""
@@ -354,7 +366,8 @@ class _Rows:
                                          T.samples.c.unit, T.samples.c.t)
                                   .where(T.samples.c.run_id.in_(ids))
                                   .order_by(T.samples.c.step_ref, T.samples.c.seq)):
-                self.samples[r.step_ref].append(Sample(r.series, r.value, r.unit, r.t))
+                ref, series, value, unit, t = r  # (Row.t is SQLAlchemy's tuple accessor, not the column)
+                self.samples[ref].append(Sample(series, value, unit, t))
 
     def record(self, rid: str) -> RunRecord:
         r = self.runs[rid]
