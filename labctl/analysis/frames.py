@@ -13,7 +13,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 # A measured characteristic: the same quantity measured on every DUT.
@@ -89,14 +88,6 @@ def final_only(df: pd.DataFrame) -> pd.DataFrame:
     if "attempt" in df.columns and len(df):
         return df[df["attempt"] == df.groupby(["run", "step", "corner"], sort=False)["attempt"].transform("max")]
     return df
-
-
-def key_mask(df: pd.DataFrame, key: tuple) -> np.ndarray:
-    """Rows of one characteristic (``key`` holds the values of ``KEY``)."""
-    mask = np.ones(len(df), dtype=bool)
-    for col, val in zip(KEY, key, strict=True):
-        mask &= (df[col] == val).to_numpy()
-    return mask
 
 
 def field_column(field: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from labctl.analysis.frames import KEY, key_mask
+from labctl.analysis.frames import KEY
 
 DAY = 86400.0
 
@@ -53,11 +53,11 @@ def drift(df: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
                                kind="stable").reset_index(drop=True)
 
 
-def series(df: pd.DataFrame, key: tuple, max_points: int = 400) -> pd.DataFrame:
-    """A characteristic's values over time for a trend chart: every value when there are few,
-    else per-bin mean/min/max over ``max_points`` time bins (a report never plots a million
-    points)."""
-    d = df[key_mask(df, key) & df["value"].notna().to_numpy()].sort_values("time")
+def series(rows: pd.DataFrame, max_points: int = 200) -> pd.DataFrame:
+    """One characteristic's values (``rows``) over time for a trend chart: every value when
+    there are few, else per-bin mean/min/max over ``max_points`` time bins (a report never
+    plots a million points)."""
+    d = rows[rows["value"].notna()].sort_values("time")
     if len(d) <= max_points:
         return pd.DataFrame({"time": d["time"], "mean": d["value"], "min": d["value"], "max": d["value"],
                              "DUT": d["DUT"]}).reset_index(drop=True)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from labctl import __version__
 from labctl.analysis import capability as cap
-from labctl.analysis.frames import KEY, final_only, key_mask, prepare
+from labctl.analysis.frames import KEY, final_only, prepare
 from labctl.analysis.pareto import pareto
 from labctl.analysis.trends import drift, series
 from labctl.analysis.yields import run_yield, step_yield
@@ -120,18 +120,21 @@ def _failures(m: pd.DataFrame, runs: pd.DataFrame) -> tuple[list[dict[str, Any]]
 
 
 def _measurement_rows(rows: pd.DataFrame) -> list[dict[str, Any]]:
-    marg = margins(rows) if len(rows) else pd.Series(dtype=float)
-    out = []
-    for r, mg in zip(rows.itertuples(index=False), marg, strict=True):
-        out.append({"run": r.run, "DUT": r.DUT, "step": r.step, "corner": r.corner, "measurement": r.measurement,
-                    "labels": r.labels, "value": num(r.value) if not pd.isna(r.value) else str(r.value_text)
-                    if hasattr(r, "value_text") else "-", "unit": r.unit,
-                    "limits": limits_text(r.low, r.high, r.unit), "margin": pct(mg), "verdict": r.verdict,
-                    "attempt": getattr(r, "attempt", 1)})
-    return out
+    """Table rows of measurements (value, limits, margin as text), computed column-wise."""
+    if not len(rows):
+        return []
+    text = rows["value_text"].astype(object) if "value_text" in rows else pd.Series("-", index=rows.index)
+    values = [num(v) if v == v else (t if isinstance(t, str) else "-") for v, t in zip(rows["value"], text, strict=True)]
+    limits = [limits_text(lo, hi, u) for lo, hi, u in zip(rows["low"], rows["high"], rows["unit"], strict=True)]
+    t = pd.DataFrame({"run": rows["run"], "DUT": rows["DUT"], "step": rows["step"], "corner": rows["corner"],
+                      "measurement": rows["measurement"], "labels": rows["labels"], "value": values,
+                      "unit": rows["unit"], "limits": limits, "margin": [pct(x) for x in margins(rows)],
+                      "verdict": rows["verdict"],
+                      "attempt": rows["attempt"] if "attempt" in rows else 1})
+    return t.to_dict("records")
 
 
-def _capability(m: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
+def _capability(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], list[str]]:
     c = cap.capability(m)
     rows, svgs = [], []
     for i, r in enumerate(c.itertuples(index=False)):
@@ -141,7 +144,7 @@ def _capability(m: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
                      "rating": r.rating, "fails": int(r.fails), "unit": r.unit})
         if i < MAX_DISTRIBUTIONS and r.n >= 2:
             key = tuple(getattr(r, k) for k in KEY)
-            values = m["value"].to_numpy()[key_mask(m, key)]
+            values = m["value"].to_numpy()[groups[key]]
             svgs.append(charts.render(charts.distribution, values, r.low, r.high, _title(r), r.unit, r.cpk))
     return rows, svgs
 
@@ -151,7 +154,7 @@ def _title(r: Any) -> str:
     return f"{r.step} / {r.measurement}" + (f" [{extra}]" if extra else "")
 
 
-def _trends(m: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
+def _trends(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], list[str]]:
     d = drift(m)
     d = d[d["n"] >= 3]
     rows, svgs = [], []
@@ -161,8 +164,9 @@ def _trends(m: pd.DataFrame) -> tuple[list[dict[str, Any]], list[str]]:
                      "flag": bool(r.flag)})
         if i < MAX_TRENDS:
             key = tuple(getattr(r, k) for k in KEY)
-            s = series(m, key)
-            lim = m.loc[key_mask(m, key), ["low", "high"]].iloc[0]
+            values = m.iloc[groups[key]]
+            s = series(values)
+            lim = values[["low", "high"]].iloc[0]
             svgs.append(charts.render(charts.trend, s, lim["low"], lim["high"],
                                       f"{_title(r)}  drift {num(r.drift_sigma, 2)} σ over the span", r.unit))
     return rows, svgs
@@ -253,36 +257,46 @@ def _thin(s: pd.DataFrame, by: str, points: int) -> pd.DataFrame:
 
 
 def _run_details(data: Population, m: pd.DataFrame) -> list[dict[str, Any]]:
+    """One section per run, failing runs first: context, steps, and its measurements (failing and
+    marginal first; only those when the report holds more than MAX_LISTED measurements)."""
     listed_all = len(m) <= MAX_LISTED
-    by_run = dict(tuple(m.groupby("run", sort=False)))
-    steps = dict(tuple(data.steps.groupby("run", sort=False))) if len(data.steps) else {}
-    samples = dict(tuple(data.samples.groupby("run", sort=False))) if len(data.samples) else {}
+    rank = m["verdict"].map({"FAIL": 0, "MARGINAL": 1}).fillna(2)
+    shown = m.assign(_rank=rank)
+    if not listed_all:
+        shown = shown[shown["_rank"] < 2]
+    rows = _measurement_rows(shown.sort_values(["run", "_rank"], kind="stable"))
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_run.setdefault(row["run"], []).append(row)
+    counts = m.groupby(["run", "verdict"]).size()
+    per_run_counts: dict[str, dict[str, int]] = {}
+    for (run, verdict), n in counts.items():
+        per_run_counts.setdefault(run, {})[verdict] = int(n)
+    steps: dict[str, list[dict[str, Any]]] = {}
+    if len(data.steps):
+        st = data.steps.assign(outcome=data.steps["outcome"].fillna("running"),
+                               duration=[num(x, 3) for x in data.steps["duration"]],
+                               message=data.steps["message"].fillna(""))
+        for row in st.to_dict("records"):
+            steps.setdefault(row["run"], []).append(row)
+    samples = dict(tuple(data.samples.groupby("run", sort=False))) \
+        if len(data.samples) and len(data.runs) <= MAX_RUN_CHARTS else {}
     runs = data.runs.assign(bad=data.runs["outcome"] != "passed").sort_values(
         ["bad", "started"], ascending=[False, True])
-    chart_runs = len(runs) <= MAX_RUN_CHARTS
     out = []
-    for r in runs.itertuples(index=False):
-        ms = by_run.get(r.run, m.iloc[:0])
-        ms = ms.assign(_bad=ms["verdict"].map({"FAIL": 0, "MARGINAL": 1}).fillna(2)).sort_values("_bad", kind="stable")
-        shown = ms if listed_all else ms[ms["_bad"] < 2]
-        st = steps.get(r.run)
+    for r in runs.to_dict("records"):
         thermal = None
-        if chart_runs and r.run in samples:
-            sm = samples[r.run]
-            sm = sm[sm["unit"] == "degC"]
-            if len(sm):
-                sm = _thin(sm.assign(label=sm["step"].astype(str) + " " + sm["series"].astype(str)), "label", 300)
-                thermal = charts.render(charts.curves, sm, "Temperatures", "degC", height=2.4)
+        sm = samples.get(r["run"])
+        if sm is not None and len(sm := sm[sm["unit"] == "degC"]):
+            sm = _thin(sm.assign(label=sm["step"].astype(str) + " " + sm["series"].astype(str)), "label", 300)
+            thermal = charts.render(charts.curves, sm, "Temperatures", "degC", height=2.4)
+        listed = by_run.get(r["run"], [])
+        count = per_run_counts.get(r["run"], {})
         out.append({
-            "id": r.run, "plan": f"{r.plan} {r.version}".strip(), "station": r.station, "DUT": r.DUT,
-            "operator": getattr(r, "operator", "") or "-", "started": when(r.started),
-            "ended": when(getattr(r, "ended", None)), "outcome": r.outcome, "message": getattr(r, "message", "") or "",
-            "steps": [] if st is None else [
-                {"step": s.step, "corner": s.corner, "attempt": s.attempt, "outcome": s.outcome or "running",
-                 "duration": num(getattr(s, "duration", None), 3), "message": getattr(s, "message", "") or ""}
-                for s in st.itertuples(index=False)],
-            "measurements": _measurement_rows(shown.drop(columns="_bad")),
-            "hidden": len(ms) - len(shown), "counts": ms["verdict"].value_counts().to_dict(), "thermal": thermal,
+            "id": r["run"], "plan": f"{r['plan']} {r['version']}".strip(), "station": r["station"], "DUT": r["DUT"],
+            "operator": r.get("operator") or "-", "started": when(r["started"]), "ended": when(r.get("ended")),
+            "outcome": r["outcome"], "message": r.get("message") or "", "steps": steps.get(r["run"], []),
+            "measurements": listed, "hidden": sum(count.values()) - len(listed), "counts": count, "thermal": thermal,
         })
     return out
 
@@ -296,8 +310,9 @@ def build_context(data: Population) -> dict[str, Any]:
     sy = step_yield(data.steps, runs) if len(data.steps) and len(runs) else pd.DataFrame()
     p = pareto(m_all, data.steps if len(data.steps) else None)
     failures, n_failures = _failures(m, runs)
-    cap_rows, dist_svgs = _capability(m)
-    trend_rows, trend_svgs = _trends(m)
+    groups = m.groupby(KEY, sort=False, dropna=False).indices  # characteristic -> row positions
+    cap_rows, dist_svgs = _capability(m, groups)
+    trend_rows, trend_svgs = _trends(m, groups)
     return {
         "title": data.title, "scope": _scope(data), "summary": _summary(data, fy),
         "failures": failures, "n_failures": n_failures,
