@@ -34,7 +34,7 @@ def run_yield(runs: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
         return pd.DataFrame(columns=keys + ["duts", "first_pass", "final_pass", "first_pass_yield",
                                             "final_yield", "runs"])
     ok = r["outcome"] == PASSED_RUN
-    g = r.assign(ok=ok).groupby(keys + ["DUT"], sort=False)
+    g = r.assign(ok=ok).groupby(keys + ([] if "DUT" in keys else ["DUT"]), sort=False)
     per_dut = pd.DataFrame({"first_ok": g["ok"].first(), "last_ok": g["ok"].last()}).reset_index()
     out = _rates(per_dut, keys)
     return out.merge(r.groupby(keys).size().rename("runs").reset_index(), on=keys)

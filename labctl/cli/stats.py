@@ -61,7 +61,7 @@ def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | 
     console = make_console()
     console.print(f"{len(records)} runs, {len({r.dut_serial for r in records})} DUTs", markup=False)
     for key, t in tables.items():
-        console.print(_table(f"{TITLES[key]} ({len(t)})", t.head(top)))
+        console.print(_table(f"{TITLES[key]} ({len(t)})", t, top))
         if len(t) > top:
             console.print(f"… {len(t) - top} more rows: --top N, or --format csv|json", markup=False)
 
@@ -85,11 +85,12 @@ def _cell(col: str, v: Any) -> str:
     return f"[{style}]{text}[/]" if style else text
 
 
-def _table(title: str, t):
+def _table(title: str, t, top: int):
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", header_style="bold")
-    cols = [c for c in t.columns if c not in ("plan",) or t["plan"].nunique() > 1]
+    cols = [c for c in t.columns if c != "plan" or t["plan"].nunique() > 1]  # one plan: said once, above
+    t = t.head(top)
     for c in cols:
         table.add_column(str(c), overflow="fold", justify="right" if t[c].dtype.kind in "if" else "left")
     for row in t[cols].itertuples(index=False):

@@ -167,3 +167,12 @@ def test_by_group_shift_of_a_station():
     g = by_group(prepare(frame(rows)), "station").set_index("station")
     assert g.loc["b1", "mean"] == 1.0 and g.loc["b2", "n"] == 2
     assert g.loc["b2", "shift_sigma"] == pytest.approx(0.5 / pd.Series([1.0, 1, 2, 2]).std())
+
+
+def test_yield_per_dut_and_per_station():
+    runs = runs_frame({"A": ["failed", "passed"], "B": ["passed"]})
+    per_dut = run_yield(runs, by=["DUT"]).set_index("DUT")
+    assert per_dut.loc["A", "first_pass_yield"] == 0 and per_dut.loc["A", "final_yield"] == 1
+    assert per_dut.loc["A", "runs"] == 2
+    per_station = run_yield(runs, by=["station"])
+    assert list(per_station["duts"]) == [2]
