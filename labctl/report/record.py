@@ -343,7 +343,8 @@ class _Rows:
 
         def child(table: Any, *, skip: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
             cols = [c for c in table.c if c.name not in skip]
-            order = [table.c.session, table.c.seq] if "seq" in table.c else [table.c.session]
+            # a full order, the same on every backend
+            order = [table.c.session, *(table.c[k] for k in ("seq", "role") if k in table.c)]
             return grouped(select(*cols).where(table.c.run_id.in_(ids)).order_by(*order))
 
         self.runs = {r["id"]: r for r in (dict(x._mapping) for x in conn.execute(
