@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 # A measured characteristic: the same quantity measured on every DUT.
@@ -42,18 +43,28 @@ def _limit(limits: Any, side: str) -> float:
 
 
 def _texts(column: pd.Series) -> pd.Series:
-    """``text_of`` for a column, computed once per distinct value (corner and labels repeat a lot)."""
-    if column.dtype != object:
-        return column.astype(object).where(column.notna(), "")
-    keys = column.map(lambda v: repr(v) if isinstance(v, Mapping | list | tuple) else v)
-    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    firsts = pd.Series(range(len(column))).groupby(codes).first()
-    texts = pd.Index([text_of(column.iloc[i]) for i in firsts], dtype=object)
-    return pd.Series(texts.take(codes), index=column.index, dtype=object)
+    """A text column as plain Python strings ("" for missing; mappings and sequences as text).
+
+    Distinct values are converted once: columns repeat a handful of values a million times,
+    and converting Arrow-backed strings one by one costs seconds."""
+    cat = column.astype("category") if column.dtype != object else None
+    if cat is None:
+        keys = column.map(lambda v: repr(v) if isinstance(v, Mapping | list | tuple) else v)
+        codes, _ = pd.factorize(keys, use_na_sentinel=True)
+        firsts = pd.Series(range(len(column))).groupby(codes).first()
+        texts = np.array([text_of(column.iloc[i]) for i in firsts.drop(-1, errors="ignore")], dtype=object)
+    else:
+        codes = cat.cat.codes.to_numpy()
+        texts = np.array([text_of(v) for v in cat.cat.categories], dtype=object)
+    out = np.append(texts, "").take(np.where(codes < 0, len(texts), codes))
+    return pd.Series(out, index=column.index, dtype=object)
 
 
 # The record's frame (labctl.report.record.FRAME_COLUMNS) -> the short names used here.
 RENAME = {"run_id": "run", "plan_version": "version", "dut": "DUT"}
+TEXT = ("run", "plan", "version", "station", "DUT", "operator", "corner", "step", "measurement", "labels", "unit",
+        "verdict")
+USED = TEXT + ("name", "limits", "attempt", "final", "value", "value_text", "low", "high", "time")
 
 
 def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
@@ -61,12 +72,10 @@ def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
     ``low``/``high`` (NaN where a side has no limit), a ``date`` column, and (by default) only
     the attempt that counts of each step in each run (``final``; else the last attempt)."""
     df = frame.rename(columns=RENAME)
-    for col in ("run", "plan", "version", "station", "DUT", "step", "verdict", "operator"):
-        if col in df.columns:
-            df[col] = df[col].astype(object).where(df[col].notna(), "")
+    df = df[[c for c in USED if c in df.columns]].copy()
     if "measurement" not in df.columns:
         df["measurement"] = df["name"] if "name" in df.columns else df["step"]
-    for col in ("labels", "corner"):
+    for col in TEXT:
         df[col] = _texts(df[col]) if col in df.columns else ""
     for side in ("low", "high"):
         if side not in df.columns:
@@ -74,10 +83,10 @@ def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
         df[side] = pd.to_numeric(df[side], errors="coerce")
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
     df["time"] = pd.to_datetime(df["time"], utc=True) if "time" in df.columns else pd.NaT
-    df["date"] = df["time"].dt.strftime("%Y-%m-%d")
-    if "unit" not in df.columns:
-        df["unit"] = ""
-    df["unit"] = df["unit"].fillna("")
+    days = df["time"].dt.floor("D")
+    codes, uniques = pd.factorize(days)
+    df["date"] = np.append(np.asarray(uniques.strftime("%Y-%m-%d"), dtype=object), "").take(
+        np.where(codes < 0, len(uniques), codes))  # each distinct day formatted once
     return final_only(df) if last_attempt else df
 
 
