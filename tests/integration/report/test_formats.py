@@ -148,3 +148,13 @@ def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
         assert what in res.stderr and hint in res.stderr, res.stderr
         assert "Traceback" not in res.stdout + res.stderr
     assert not (lab.folder / "x.csv").exists()
+
+
+def test_runs_and_report_share_the_filters(labctl, lab):
+    listed = json.loads(labctl("runs", "--db", str(lab.db), "--plan-version", "2.*", "--until", "1s",
+                               "--format", "json").stdout)
+    assert [r["plan_name"] for r in listed] == ["signoff-sample"]
+    out = report(labctl, lab, "json", "--plan-version", "2.*", "--until", "1s", name="filtered.json")
+    assert [r["run_id"] for r in json.loads(out.read_text(encoding="utf-8"))["runs"]] == [listed[0]["id"]]
+    res = labctl("runs", "--db", str(lab.db), "--since", "1s", "--until", "2s")
+    assert res.returncode == 0 and "match these filters" in res.stdout
