@@ -142,8 +142,11 @@ def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
         (["--since", "last tuesday", "-F", "csv"], "cannot read --since", "7d"),
         (["--until", "soon", "-F", "csv"], "cannot read --until", "2026-11-30"),
     ]
+    cases.append((["-F", "csv", "-o", "/proc/no/such.csv"], "cannot write the csv report to /proc/no/such.csv",
+                  "a folder you can write to"))
     for args, what, hint in cases:
-        res = labctl("report", *args, "--db", str(lab.db), "-o", out)
+        res = labctl("report", *args, "--db", str(lab.db), "-o", out) if "-o" not in args else \
+            labctl("report", *args, "--db", str(lab.db))
         assert res.returncode == 4, (args, res.stderr)
         assert what in res.stderr and hint in res.stderr, res.stderr
         assert "Traceback" not in res.stdout + res.stderr
