@@ -8,17 +8,17 @@ import click
 
 from labctl.cli._common import db_option_callback, run_filter_options
 from labctl.cli.runs import DB_HELP
+from labctl.report.formats import FORMATS
 
 
 @click.command()
 @click.argument("run_ids", nargs=-1, metavar="[RUN_ID]...")
 @run_filter_options
 @click.option("--limit", type=click.IntRange(min=1), help="only the newest N matching runs (default: all)")
-@click.option("--format", "-F", "fmt", required=True, metavar="FORMAT",
-              help="csv, parquet, xlsx, junit, json, ocp, or html")
+@click.option("--format", "-F", "fmt", required=True, metavar="FORMAT", help=f"one of: {', '.join(FORMATS)}")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), help="the file to write")
 @click.option("--all-attempts", is_flag=True,
-              help="tables: include earlier attempts of retried steps (column `final` tells them apart)")
+              help="tables and OCP: earlier attempts of retried steps too (column `final` tells them apart)")
 @click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
 def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None, fmt: str, output: str,
            all_attempts: bool, db: str | None) -> None:

@@ -59,6 +59,10 @@ def export(records: Sequence[RunRecord], name: str, path: str | Path, options: E
     """Write ``records`` as format ``name`` to ``path`` (its folder is made); returns the path."""
     write = exporter(name)
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    write(records, p, options or ExportOptions())
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        write(records, p, options or ExportOptions())
+    except OSError as err:
+        raise UsageError(f"cannot write the {name} report to {p}: {err.strerror or err}",
+                         hint="give -o a path in a folder you can write to") from None
     return p

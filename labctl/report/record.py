@@ -358,7 +358,9 @@ class _Rows:
         self.steps = grouped(select(T.steps, query.final_step_clause().label("final"))
                              .where(T.steps.c.run_id.in_(ids)).order_by(T.steps.c.session, T.steps.c.seq))
         self.measurements: dict[int, list[Measurement]] = defaultdict(list)
-        for r in conn.execute(select(T.measurements).where(T.measurements.c.run_id.in_(ids))
+        # through steps: measurements are indexed by (step_ref, seq), not by run
+        for r in conn.execute(select(T.measurements).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+                              .where(T.steps.c.run_id.in_(ids))
                               .order_by(T.measurements.c.step_ref, T.measurements.c.seq)):
             self.measurements[r.step_ref].append(_measurement(r._mapping))
         self.samples: dict[int, list[Sample]] = defaultdict(list)

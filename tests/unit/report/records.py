@@ -51,3 +51,34 @@ def failing_record() -> RunRecord:
         step("rails", "FAIL", measurement("VDD_CORE", 0.71, "V", "FAIL", CORE_LIMITS, rail="VDD_CORE"),
              corner={"vin": "5 V"}, corner_index=1, attempt=2, message="VDD_CORE out of limits"),
     )
+
+
+def rich_record() -> RunRecord:
+    """An interrupted, resumed run with everything a record can hold: two sessions, an ERROR
+    step, a step cut off (no outcome), a text value, samples, an unanswered prompt, an
+    instrument error, a log line and an attachment."""
+    import dataclasses
+
+    from labctl.report.record import Attachment, InstrumentError, LogEntry, Prompt, Sample
+
+    base = record(outcome="interrupted")
+    text = Measurement(name="fw", value=None, value_text="1.4.2", unit="", limits=Limits(regex=r"^1\.4"),
+                       verdict="PASS", labels=MappingProxyType({}), time=T0 + 3, seq=1)
+    cut = dataclasses.replace(step("soak", "PASS", check="thermal.soak"), outcome=None, ended_at=None,
+                              duration=None, step_key="steps/soak#1")
+    soak = dataclasses.replace(step("soak", "ERROR", check="thermal.soak", attempt=2, message="chamber timeout"),
+                               session=1, samples=(Sample("chamber_temp", 44.5, "degC", T0 + 4),
+                                                   Sample("chamber_temp", 45.0, "degC", T0 + 5)))
+    return dataclasses.replace(
+        base, ended_at=None, message="the process died",
+        sessions=(*base.sessions, Session(1, T0 + 20, None, None, "h2", 2, "0.1.0", "ab" * 32, True, "name: y\n")),
+        steps=(step("fw", "PASS", text, check="console", group="setup"), cut, soak,
+               dataclasses.replace(step("skipped", "SKIPPED", message="when: false"), session=1),
+               dataclasses.replace(step("safe-state.psu", "FAIL", group="teardown", check="safe_state",
+                                        message="output still on"), session=1)),
+        prompts=(Prompt("fan", "Fan installed?", ("yes", "no"), None, None, T0 + 1, None, "setup/fw#1", 0),),
+        instrument_errors=(InstrumentError("chamber", -222, "Data out of range", T0 + 25, "steps/soak#2", 1),),
+        logs=(LogEntry("warning", "calibration due in 10 days", T0, None, 0),
+              LogEntry("info", "soaking", T0 + 21, "steps/soak#2", 1)),
+        attachments=(Attachment("eye.png", "image/png", "/tmp/eye.png", 1234, "cd" * 32, T0 + 26, "steps/soak#2", 1),),
+    )
