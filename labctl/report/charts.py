@@ -130,7 +130,11 @@ def grouped_bars(fig, frame: pd.DataFrame, x: str, group: str, title: str, unit:
     ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
     _limit_lines(ax, *limit, vertical=False)
     if log:
+        from matplotlib.ticker import FuncFormatter
+
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0e}"))  # plain text, no mathtext
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_title(title, loc="left")
     ax.set_ylabel(unit or "value")
     ax.set_xlabel(x)
@@ -140,14 +144,16 @@ def grouped_bars(fig, frame: pd.DataFrame, x: str, group: str, title: str, unit:
 
 def curves(fig, samples: pd.DataFrame, title: str, unit: str) -> None:
     """Time series (die temperature during a soak, under load): one line per run and series,
-    against minutes since the series started."""
+    against the time since the series started (seconds, or minutes when longer than two)."""
     ax = fig.add_subplot()
+    times = pd.to_datetime(samples["time"])
+    span = (times.max() - times.min()).total_seconds() if len(times) else 0.0
+    per, x_unit = (60.0, "minutes") if span > 120 else (1.0, "seconds")
     for (label,), s in samples.groupby(["label"], sort=False):
         t = pd.to_datetime(s["time"])
-        minutes = (t - t.min()).dt.total_seconds() / 60
-        ax.plot(minutes, s["value"], linewidth=0.9, label=label)
+        ax.plot((t - t.min()).dt.total_seconds() / per, s["value"], linewidth=0.9, label=label)
     ax.set_title(title, loc="left")
-    ax.set_xlabel("minutes")
+    ax.set_xlabel(f"{x_unit} (wall clock)")
     ax.set_ylabel(unit)
     if samples["label"].nunique() <= 12:
         ax.legend(loc="best", ncols=2)
