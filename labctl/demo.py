@@ -74,10 +74,11 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
     console.print(table)
     saved = [out.result.run_id for _, out in rows if out not in (None, "aborted") and out.saved]
-    if report and saved:
+    if saved:
         from labctl.report.html import write_runs_report
 
-        console.print(f"report: {write_runs_report(db, saved, report)}", markup=False, soft_wrap=True)
+        path = report or default_report_path()
+        console.print(f"report: {write_runs_report(db, saved, path)}", markup=False, soft_wrap=True)
     if db_shown:
         cmd, activate = labctl_command()
         console.print(f"results are in {db_shown}: `{cmd} runs` lists them, `{cmd} runs show RUN` shows one",
@@ -88,6 +89,15 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     if abort.requested:
         return ExitCode.ABORTED
     return ExitCode.ERROR if crashed else ExitCode.PASSED
+
+
+def default_report_path() -> str:
+    """Where the demo writes its HTML report unless told: ``$LABCTL_HOME/reports/demo-DATE.html``."""
+    from datetime import datetime
+
+    from labctl.store.location import labctl_home
+
+    return str(labctl_home() / "reports" / f"demo-{datetime.now().strftime('%Y%m%d-%H%M%S')}.html")
 
 
 def labctl_command() -> tuple[str, str | None]:
