@@ -1,7 +1,7 @@
 """The run records as JSON: ``{"schema": "labctl.run-record", "schema_version": "1", "runs": [...]}``.
 
-The form is described by the JSON Schema ``docs/schema/run-record.v1.json`` (a copy ships in
-the package). Times are RFC 3339 UTC strings (``2026-11-30T08:00:00.123456Z``); durations are
+The form is described by the JSON Schema ``docs/schema/run-record.v1.json``
+(:mod:`labctl.report.schema`; ``labctl schema run-record`` prints it). Times are RFC 3339 UTC strings (``2026-11-30T08:00:00.123456Z``); durations are
 seconds. Attachments are listed with size and SHA-256 (their content stays in the store).
 """
 
@@ -19,7 +19,6 @@ from labctl.report.formats import ExportOptions
 from labctl.report.record import SCHEMA_VERSION, RunRecord
 
 SCHEMA_NAME = "labctl.run-record"
-SCHEMA_FILE = f"run-record.v{SCHEMA_VERSION}.json"
 _TIME_FIELDS = frozenset({"started_at", "ended_at", "asked_at", "answered_at", "time"})
 _LEFT_OUT = frozenset({"content"})  # attachment bytes
 
@@ -67,9 +66,3 @@ def write_json(records: Sequence[RunRecord], path: Path, options: ExportOptions)
     text = json.dumps(document(records), indent=2, ensure_ascii=False, allow_nan=False)
     path.write_text(text + "\n", encoding="utf-8")
 
-
-def schema_path() -> Path:
-    """The JSON Schema of this form (the repository's docs/schema, or the copy in the package)."""
-    from labctl.resources import builtin_file
-
-    return builtin_file("schema", SCHEMA_FILE)
