@@ -297,6 +297,7 @@ def _run_details(data: Population, m: pd.DataFrame) -> list[dict[str, Any]]:
             "operator": r.get("operator") or "-", "started": when(r["started"]), "ended": when(r.get("ended")),
             "outcome": r["outcome"], "message": r.get("message") or "", "steps": steps.get(r["run"], []),
             "measurements": listed, "hidden": sum(count.values()) - len(listed), "counts": count, "thermal": thermal,
+            "details": data.details.get(r["run"], {}),
         })
     return out
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -22,13 +23,15 @@ SAMPLE_COLUMNS = ["run", "step", "series", "time", "value", "unit"]
 class Population:
     """``measurements``: the record's measurements frame with every attempt (``final`` marks the
     one that counts); ``runs``: RUN_COLUMNS; ``steps``: STEP_COLUMNS (safe-state steps left
-    out); ``samples``: SAMPLE_COLUMNS (times as UTC timestamps)."""
+    out); ``samples``: SAMPLE_COLUMNS (times as UTC timestamps); ``details``: per run id, the
+    small context a run's page shows (host, plan hash, instruments, prompts, instrument errors)."""
 
     measurements: pd.DataFrame
     runs: pd.DataFrame
     steps: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=STEP_COLUMNS))
     samples: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SAMPLE_COLUMNS))
     title: str = "labctl test report"
+    details: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _utc(seconds: Sequence[float | None]) -> pd.Series:
@@ -53,4 +56,19 @@ def population(records: Sequence[RunRecord], *, samples: bool = True, title: str
         plans = sorted({f"{r.plan.name} {r.plan.version}".strip() for r in records})
         title = (f"Test report: {', '.join(plans[:3])}" + (" …" if len(plans) > 3 else "")) if plans else \
             "labctl test report"
-    return Population(measurements_frame(records, final_only=False), runs[RUN_COLUMNS], steps, smp, title)
+    return Population(measurements_frame(records, final_only=False), runs[RUN_COLUMNS], steps, smp, title,
+                      {r.run_id: _details(r) for r in records})
+
+
+def _details(r: RunRecord) -> dict[str, Any]:
+    return {
+        "host": r.host, "plan_hash": r.plan.hash, "plan_path": r.plan.path, "sessions": len(r.sessions),
+        "parameters": format_pairs(r.plan.parameters),
+        "instruments": [{"role": i.role, "driver": i.driver, "identity": i.idn, "asset": i.asset_serial or "-",
+                         "calibration_due": i.calibration_due or "-", "resource": i.resource}
+                        for i in r.current_instruments],
+        "prompts": [{"step": p.step_key or "-", "text": p.text, "answer": p.answer or "(unanswered)",
+                     "source": p.answer_source or "-"} for p in r.prompts],
+        "errors": [{"step": e.step_key or "-", "role": e.role, "code": e.code, "message": e.message}
+                   for e in r.instrument_errors],
+    }

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from labctl.report.formats import export
-from labctl.report.record import Limits, Sample
+from labctl.report.record import InstrumentError, Limits, Prompt, Sample
 from tests.unit.report.records import T0, measurement, record, step
 
 SCRIPT = "<script>window.__xss = 1</script>"
@@ -52,8 +52,11 @@ def hostile_records():
             soak,
             step("console", "FAIL", console, check="generic.console", message=SCRIPT),
             run_id=f"run-{i}", outcome="failed", dut=dut)
-        recs.append(dataclasses.replace(rec, operator=f"op {IMG}", message=f"aborted by {SCRIPT}",
-                                        started_at=T0 + 3600 * i, ended_at=T0 + 3600 * i + 60))
+        recs.append(dataclasses.replace(
+            rec, operator=f"op {IMG}", message=f"aborted by {SCRIPT}", started_at=T0 + 3600 * i,
+            ended_at=T0 + 3600 * i + 60,
+            prompts=(Prompt("p1", f"Fit the heatsink {SCRIPT}", (), f"done {IMG}", "operator", T0, T0 + 1, None, 0),),
+            instrument_errors=(InstrumentError("psu", -222, f"Data out of range {SCRIPT}", T0, None, 0),)))
     return recs
 
 
@@ -89,9 +92,14 @@ def test_report_loads_offline_without_console_errors_and_charts_render(browser, 
     shot = tmp_path / "report.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 50_000
-    pdf = tmp_path / "report.pdf"
-    page.pdf(path=str(pdf), format="A4")
-    assert pdf.read_bytes()[:4] == b"%PDF"
+    page.emulate_media(media="print")  # printed: a new page per run, the navigation hidden
+    breaks = page.eval_on_selector_all("section.run", "els => els.map(e => getComputedStyle(e).breakBefore)")
+    assert breaks == ["page"] * 8
+    assert page.eval_on_selector("nav.toc", "e => getComputedStyle(e).display") == "none"
+    for fmt in ("A4", "Letter"):
+        pdf = tmp_path / f"report-{fmt}.pdf"
+        page.pdf(path=str(pdf), format=fmt)
+        assert pdf.read_bytes()[:4] == b"%PDF"
     page.context.close()
 
 
@@ -105,4 +113,5 @@ def test_hostile_strings_render_as_text_and_run_nothing(browser, report):
     assert f"op {IMG}" in text  # the operator
     assert f"login: {SCRIPT}{IMG}" in text  # the console reply
     assert f"console said {IMG}" in text  # a step message
+    assert f"done {IMG}" in text and f"Data out of range {SCRIPT}" in text  # a prompt answer, an instrument error
     page.context.close()
