@@ -77,7 +77,7 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     if saved:
         from labctl.report.html import write_runs_report
 
-        path = report or default_report_path()
+        path = report or default_report_path(db)
         console.print(f"report: {write_runs_report(db, saved, path)}", markup=False, soft_wrap=True)
     if db_shown:
         cmd, activate = labctl_command()
@@ -91,13 +91,21 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     return ExitCode.ERROR if crashed else ExitCode.PASSED
 
 
-def default_report_path() -> str:
-    """Where the demo writes its HTML report unless told: ``$LABCTL_HOME/reports/demo-DATE.html``."""
+def default_report_path(db: str | None) -> str:
+    """Where the demo writes its HTML report unless told: ``reports/demo-DATE.html`` in the folder
+    of the SQLite results file (the default one: ``$LABCTL_HOME``), or in ``$LABCTL_HOME`` for a
+    database server."""
     from datetime import datetime
+    from pathlib import Path
 
-    from labctl.store.location import labctl_home
+    from sqlalchemy.engine import make_url
 
-    return str(labctl_home() / "reports" / f"demo-{datetime.now().strftime('%Y%m%d-%H%M%S')}.html")
+    from labctl.store.location import labctl_home, resolve_db
+
+    url = make_url(resolve_db(db))
+    sqlite_file = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+    folder = Path(url.database).parent if sqlite_file else labctl_home()
+    return str(folder / "reports" / f"demo-{datetime.now().strftime('%Y%m%d-%H%M%S')}.html")
 
 
 def labctl_command() -> tuple[str, str | None]:

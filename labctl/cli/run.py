@@ -135,7 +135,7 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
               help="simulated seconds per wall second (the plan's ~50 simulated minutes per DUT)")
 @click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
-              help="the HTML report of the demo's runs (default: reports/demo-DATE.html beside the default results file)")
+              help="the HTML report of the demo's runs (default: reports/demo-DATE.html in the results file's folder)")
 def demo(plan, fixture, db, duts, time_scale, verbose, report_path) -> None:
     """Run the flagship plan on the simulated lab for a small population of DUTs."""
     from labctl.demo import run_demo

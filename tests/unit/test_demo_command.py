@@ -33,6 +33,9 @@ def test_labctl_on_the_path_is_just_labctl(monkeypatch):
 def test_demo_report_goes_beside_the_results_unless_told(monkeypatch, tmp_path):
     from labctl.demo import default_report_path
 
-    monkeypatch.setenv("LABCTL_HOME", str(tmp_path))
-    path = Path(default_report_path())
-    assert path.parent == tmp_path / "reports" and path.name.startswith("demo-") and path.suffix == ".html"
+    monkeypatch.setenv("LABCTL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("LABCTL_DB", raising=False)
+    path = Path(default_report_path(None))  # the default results file is in $LABCTL_HOME
+    assert path.parent == tmp_path / "home" / "reports" and path.name.startswith("demo-") and path.suffix == ".html"
+    assert Path(default_report_path(str(tmp_path / "lab" / "r.db"))).parent == tmp_path / "lab" / "reports"
+    assert Path(default_report_path("postgresql://lab@db/results")).parent == tmp_path / "home" / "reports"
