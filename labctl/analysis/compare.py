@@ -3,7 +3,8 @@ characteristic, the mean shift in σ units and Welch's two-sample t-test, flagge
 distributions differ.
 
 A characteristic is flagged when Welch's p-value is below ``alpha`` (0.01) and the means are
-at least half a pooled σ apart: significant and large enough to matter.
+at least half a pooled σ apart: significant and large enough to matter. Each population
+needs two values or more to be tested.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ def compare(df: pd.DataFrame, column: str, a: str, b: str, *, alpha: float = ALP
     out["t"] = (out["mean_b"] - out["mean_a"]) / se.where(se > 0)
     dof = (se2a + se2b) ** 2 / (se2a ** 2 / (out["n_a"] - 1) + se2b ** 2 / (out["n_b"] - 1))
     out["p"] = 2 * stats.t.sf(out["t"].abs(), dof)
-    both_const = (out["std_a"].fillna(0) == 0) & (out["std_b"].fillna(0) == 0)
+    # Two populations of 2+ values without spread differ exactly when their means differ; a
+    # population of one value has no σ: no test, never flagged.
+    both_const = (out["std_a"] == 0) & (out["std_b"] == 0)
     # Two populations without spread differ exactly when their means differ.
     out.loc[both_const, "p"] = np.where(out.loc[both_const, "mean_a"] != out.loc[both_const, "mean_b"], 0.0, 1.0)
     out.loc[both_const & (out["mean_a"] != out["mean_b"]), "shift_sigma"] = np.inf * np.sign(

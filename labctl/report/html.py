@@ -113,7 +113,7 @@ def _summary(data: Population, fy: pd.DataFrame) -> dict[str, Any]:
             "overall": overall, "yields": fy.to_dict("records")}
 
 
-def _failures(m: pd.DataFrame, runs: pd.DataFrame) -> tuple[list[dict[str, Any]], int]:
+def _failures(m: pd.DataFrame) -> tuple[list[dict[str, Any]], int]:
     bad = m[m["verdict"] == "FAIL"]
     rows = bad.head(MAX_FAILURE_ROWS)
     return _measurement_rows(rows), len(bad)
@@ -125,7 +125,10 @@ def _measurement_rows(rows: pd.DataFrame) -> list[dict[str, Any]]:
         return []
     text = rows["value_text"].astype(object) if "value_text" in rows else pd.Series("-", index=rows.index)
     values = [num(v) if v == v else (t if isinstance(t, str) else "-") for v, t in zip(rows["value"], text, strict=True)]
-    limits = [limits_text(lo, hi, u) for lo, hi, u in zip(rows["low"], rows["high"], rows["unit"], strict=True)]
+    # the numeric range where there is one, else the record's own words (== "x", ~ /regex/)
+    described = rows["limits"].astype(object) if "limits" in rows else pd.Series("", index=rows.index)
+    limits = [limits_text(lo, hi, u) if lo == lo or hi == hi else (d if isinstance(d, str) and d else "-")
+              for lo, hi, u, d in zip(rows["low"], rows["high"], rows["unit"], described, strict=True)]
     t = pd.DataFrame({"run": rows["run"], "DUT": rows["DUT"], "step": rows["step"], "corner": rows["corner"],
                       "measurement": rows["measurement"], "labels": rows["labels"], "value": values,
                       "unit": rows["unit"], "limits": limits, "margin": [pct(x) for x in margins(rows)],
@@ -161,7 +164,7 @@ def _trends(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], list[s
     for i, r in enumerate(d.head(200).itertuples(index=False)):
         rows.append({"title": _title(r), "n": int(r.n), "span": num(r.span_days, 3),
                      "slope": num(r.slope_per_day), "unit": r.unit, "drift": num(r.drift_sigma, 3),
-                     "flag": bool(r.flag)})
+                     "p": num(r.p, 2), "flag": bool(r.flag)})
         if i < MAX_TRENDS:
             key = tuple(getattr(r, k) for k in KEY)
             values = m.iloc[groups[key]]
@@ -173,10 +176,11 @@ def _trends(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], list[s
 
 
 def _label(labels: str, name: str) -> str:
+    """One label's value from the labels text ("lane=3, rail=VDD_IO")."""
     for part in labels.split(","):
         k, _, v = part.partition("=")
-        if k == name:
-            return v
+        if k.strip() == name:
+            return v.strip()
     return ""
 
 
@@ -310,7 +314,7 @@ def build_context(data: Population) -> dict[str, Any]:
     fy = run_yield(runs) if len(runs) else pd.DataFrame()
     sy = step_yield(data.steps, runs) if len(data.steps) and len(runs) else pd.DataFrame()
     p = pareto(m_all, data.steps if len(data.steps) else None)
-    failures, n_failures = _failures(m, runs)
+    failures, n_failures = _failures(m)
     groups = m.groupby(KEY, sort=False, dropna=False).indices  # characteristic -> row positions
     cap_rows, dist_svgs = _capability(m, groups)
     trend_rows, trend_svgs = _trends(m, groups)

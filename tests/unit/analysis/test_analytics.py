@@ -176,3 +176,16 @@ def test_yield_per_dut_and_per_station():
     assert per_dut.loc["A", "runs"] == 2
     per_station = run_yield(runs, by=["station"])
     assert list(per_station["duts"]) == [2]
+
+
+def test_compare_does_not_flag_a_population_of_one():
+    rows = [row(f"a{i}", f"REVA-{i}", "rails", "vdd", 1.0 + i * 0.001) for i in range(5)]
+    rows += [row("b0", "REVB-0", "rails", "vdd", 2.0)]
+    c = compare(prepare(frame(rows)), "DUT", "REVA-*", "REVB-*").iloc[0]
+    assert c["n_b"] == 1 and not c["differs"] and math.isnan(c["p"])
+
+
+def test_drift_needs_enough_points_to_be_significant():
+    rows = [row(f"r{d}", f"D{d}", "soak", "temp", v, unit="degC", day=d) for d, v in enumerate([50.0, 50.4, 51.0])]
+    d = drift(prepare(frame(rows))).iloc[0]
+    assert d["drift_sigma"] > 1 and not d["flag"]  # three points: a slope, not evidence

@@ -55,3 +55,10 @@ def test_large_reports_list_only_failing_and_marginal_values_per_run(monkeypatch
     listed = len(re.findall(r'<tr class="(?:PASS|MARGINAL|FAIL)"><td>', page))
     assert listed < 300
     assert page.count("passing measurements not listed") == 6
+
+
+def test_text_limits_are_shown_as_the_record_words_them(tmp_path):
+    reply = dataclasses.replace(measurement("reply", None, "", "FAIL", Limits(regex=r"serial \S+")), value_text="garbage")
+    page = export([record(step("console", "FAIL", reply))], "html", tmp_path / "r.html").read_text()
+    failures = page[page.index('id="failures"'):page.index('id="yield"')]
+    assert "garbage" in failures and r"~ /serial \S+/" in failures
