@@ -71,7 +71,11 @@ def _write_junit(out, junit: str, db: str | None) -> str | None:
     from labctl.report.formats import export
     from labctl.report.record import load_records
 
-    export(load_records(db, [run_id]), "junit", junit)
+    try:
+        export(load_records(db, [run_id]), "junit", junit)
+    except Exception as err:  # noqa: BLE001 - the run's verdict stands; the report can be made later
+        return (f"JUnit XML not written: {getattr(err, 'message', None) or err}; "
+                f"run `labctl report {run_id} --format junit -o {junit}` later")
     return None
 
 

@@ -14,3 +14,4 @@ def test_spooled_results_give_a_note_instead_of_a_junit_file(tmp_path):
     note = _write_junit(out, str(target), None)
     assert not target.exists()
     assert "labctl sync" in note and f"labctl report r-42 --format junit -o {target}" in note
+
