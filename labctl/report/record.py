@@ -246,9 +246,13 @@ class RunRecord:
         """The final attempts of the plan's steps (the teardown's safe-state checks left out)."""
         return tuple(s for s in self.steps if s.final and not s.is_safe_state)
 
+    def outcome_of(self, step: Step) -> str:
+        """The step's outcome; one that never ended is RUNNING while the run is, else INTERRUPTED."""
+        return step.outcome or ("RUNNING" if self.outcome == "running" else "INTERRUPTED")
+
     def step_counts(self) -> dict[str, int]:
         """Outcome -> number of the plan's steps (final attempts) with it."""
-        return dict(Counter(s.outcome or "INTERRUPTED" for s in self.plan_steps()))
+        return dict(Counter(self.outcome_of(s) for s in self.plan_steps()))
 
     def verdict_counts(self) -> dict[str, int]:
         """Verdict -> number of measurements (final attempts) with it."""
