@@ -293,7 +293,9 @@ def _load(store: Store, run_ids: Sequence[str] | None, filters: RunFilters | Non
     if not ids:
         return []
     records: dict[str, RunRecord] = {}
-    with store.read_engine.connect() as conn:  # one snapshot per chunk of runs
+    with store.read_engine.connect() as conn:
+        if store.dialect == "postgresql":  # one snapshot for every query (SQLite's read transaction is one)
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start:start + _CHUNK]
             rows = _Rows(conn, chunk, query, with_samples, attachment_content)
