@@ -64,18 +64,30 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_p
     _finish(out, as_json, junit, db, report_path)
 
 
+_WHAT = {"junit": "JUnit XML", "html": "HTML report"}
+
+
 def _export_stored(out, fmt: str, path: str, db: str | None) -> tuple[str | None, str | None]:
     """Write the run as report format ``fmt``, built from what the store recorded (the run
     record): (the file's path, None), or (None, a note) when the results were spooled instead
     (then `labctl sync` and `labctl report` make it)."""
     run_id = out.result.run_id
     if out.db is None or not out.saved:
-        return None, (f"{fmt} report not written: the results of run {run_id} are not in the database yet; "
+        return None, (f"{_WHAT[fmt]} not written: the results of run {run_id} are not in the database yet; "
                       f"after `labctl sync`, run `labctl report {run_id} --format {fmt} -o {path}`")
     from labctl.report.formats import export
     from labctl.report.record import load_records
 
-    return str(export(load_records(db, [run_id]), fmt, path).resolve()), None
+    try:
+        return str(export(load_records(db, [run_id]), fmt, path).resolve()), None
+    except Exception as err:  # noqa: BLE001 - the run's verdict stands; the report can be made later
+        return None, (f"{_WHAT[fmt]} not written: {getattr(err, 'message', None) or err}; "
+                      f"run `labctl report {run_id} --format {fmt} -o {path}` later")
+
+
+def _write_junit(out, junit: str, db: str | None) -> str | None:
+    """The run's JUnit XML from the store: None when written, else the note saying why not."""
+    return _export_stored(out, "junit", junit, db)[1]
 
 
 def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report_path: str | None = None) -> None:

@@ -14,7 +14,8 @@ from labctl.report.formats import ExportOptions
 from labctl.report.json_export import iso_utc
 from labctl.report.record import Measurement, RunRecord, Step, format_pairs
 
-_KIND = {"FAIL": "failure", "ERROR": "error", "ABORTED": "error", "INTERRUPTED": "error", "SKIPPED": "skipped"}
+_KIND = {"FAIL": "failure", "ERROR": "error", "ABORTED": "error", "INTERRUPTED": "error", "SKIPPED": "skipped",
+         "RUNNING": "skipped"}
 
 
 def measurement_line(m: Measurement) -> str:
@@ -39,11 +40,11 @@ def _suites(rec: RunRecord) -> list[tuple[str, list[Step]]]:
 def _case(suite: ET.Element, rec: RunRecord, s: Step) -> None:
     case = ET.SubElement(suite, "testcase", classname=f"{rec.plan.name}.{s.group}", name=s.step_id,
                          time=f"{s.duration or 0.0:.3f}")
-    outcome = s.outcome or "INTERRUPTED"
+    outcome = rec.outcome_of(s)
     kind = _KIND.get(outcome)
     if kind:
         bad = [m for m in s.measurements if m.verdict == "FAIL"]
-        message = s.message or outcome
+        message = s.message or ("still running when the report was made" if outcome == "RUNNING" else outcome)
         el = ET.SubElement(case, kind, message=message, type=outcome)
         if kind != "skipped":
             detail = [message, *(measurement_line(m) for m in bad)]
@@ -64,8 +65,8 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
             counts = {
                 "tests": len(steps),
                 "failures": sum(s.outcome == "FAIL" for s in steps),
-                "errors": sum(_KIND.get(s.outcome or "INTERRUPTED") == "error" for s in steps),
-                "skipped": sum(s.outcome == "SKIPPED" for s in steps),
+                "errors": sum(_KIND.get(rec.outcome_of(s)) == "error" for s in steps),
+                "skipped": sum(_KIND.get(rec.outcome_of(s)) == "skipped" for s in steps),
             }
             for k, v in counts.items():
                 totals[k] += v

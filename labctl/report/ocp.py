@@ -102,7 +102,7 @@ def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
     _step_extras(tv, w, rec, s, step)
     end = s.ended_at if s.ended_at is not None else s.started_at
     w.at = end
-    outcome = s.outcome or "INTERRUPTED"
+    outcome = rec.outcome_of(s)
     if outcome in ("PASS", "FAIL"):
         failing = [m.name for m in s.measurements if m.verdict == "FAIL"]
         verdict = f"{s.step_id}-{outcome.lower()}"
@@ -110,9 +110,10 @@ def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
                            message=s.message or (f"failing: {', '.join(failing)}" if failing else None),
                            source_location=None)
         step.end(status=tv.TestStatus.COMPLETE)
-    elif outcome == "SKIPPED":
-        if s.message:
-            step.add_log(tv.LogSeverity.INFO, f"skipped: {s.message}", source_location=None)
+    elif outcome in ("SKIPPED", "RUNNING"):
+        note = s.message if outcome == "SKIPPED" else "still running when the report was made"
+        if note:
+            step.add_log(tv.LogSeverity.INFO, f"{outcome.lower()}: {note}", source_location=None)
         step.end(status=tv.TestStatus.SKIP)
     else:
         step.add_error(symptom=f"step-{outcome.lower()}", message=s.message or outcome, source_location=None)

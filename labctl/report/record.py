@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from labctl.errors import UsageError
-
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -248,9 +246,13 @@ class RunRecord:
         """The final attempts of the plan's steps (the teardown's safe-state checks left out)."""
         return tuple(s for s in self.steps if s.final and not s.is_safe_state)
 
+    def outcome_of(self, step: Step) -> str:
+        """The step's outcome; one that never ended is RUNNING while the run is, else INTERRUPTED."""
+        return step.outcome or ("RUNNING" if self.outcome == "running" else "INTERRUPTED")
+
     def step_counts(self) -> dict[str, int]:
         """Outcome -> number of the plan's steps (final attempts) with it."""
-        return dict(Counter(s.outcome or "INTERRUPTED" for s in self.plan_steps()))
+        return dict(Counter(self.outcome_of(s) for s in self.plan_steps()))
 
     def verdict_counts(self) -> dict[str, int]:
         """Verdict -> number of measurements (final attempts) with it."""
@@ -291,7 +293,9 @@ def _load(store: Store, run_ids: Sequence[str] | None, filters: RunFilters | Non
     if not ids:
         return []
     records: dict[str, RunRecord] = {}
-    with store.read_engine.connect() as conn:  # one snapshot per chunk of runs
+    with store.read_engine.connect() as conn:
+        if store.dialect == "postgresql":  # one snapshot for every query (SQLite's read transaction is one)
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start:start + _CHUNK]
             rows = _Rows(conn, chunk, query, with_samples, attachment_content)
@@ -358,11 +362,13 @@ class _Rows:
         self.steps = grouped(select(T.steps, query.final_step_clause().label("final"))
                              .where(T.steps.c.run_id.in_(ids)).order_by(T.steps.c.session, T.steps.c.seq))
         self.measurements: dict[int, list[Measurement]] = defaultdict(list)
+        read = _MeasurementReader()
         # through steps: measurements are indexed by (step_ref, seq), not by run
-        for r in conn.execute(select(T.measurements).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+        for r in conn.execute(read.select(T).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
                               .where(T.steps.c.run_id.in_(ids))
                               .order_by(T.measurements.c.step_ref, T.measurements.c.seq)):
-            self.measurements[r.step_ref].append(_measurement(r._mapping))
+            ref, m = read(r)
+            self.measurements[ref].append(m)
         self.samples: dict[int, list[Sample]] = defaultdict(list)
         if with_samples:
             for r in conn.execute(select(T.samples.c.step_ref, T.samples.c.series, T.samples.c.value,
@@ -418,19 +424,44 @@ class _Rows:
         )
 
 
-_LIMIT_COLUMNS = ("low", "high", "nominal", "marginal_low", "marginal_high", "limit_equals", "limit_regex",
-                  "limit_text")
+class _MeasurementReader:
+    """Measurement rows -> :class:`Measurement`. Limits and labels repeat across thousands of
+    measurements: each distinct one is built once and shared (they are immutable)."""
+
+    def __init__(self) -> None:
+        self._limits: dict[tuple[Any, ...], Limits | None] = {}
+        self._labels: dict[Any, Mapping[str, Any]] = {}
+
+    @staticmethod
+    def select(T: Any) -> Any:
+        from sqlalchemy import Text, select, type_coerce
+
+        m = T.measurements.c
+        return select(m.step_ref, m.seq, m.name, m.value, m.value_text, m.unit, m.low, m.high, m.nominal,
+                      m.marginal_low, m.marginal_high, m.limit_equals, m.limit_regex, m.limit_text, m.verdict,
+                      type_coerce(m.labels, Text), m.t)
+
+    def __call__(self, row: Any) -> tuple[int, Measurement]:
+        ref, seq, name, value, value_text, unit, *lim, verdict, labels, t = row
+        key = tuple(lim)
+        limits = self._limits.get(key, _NO_LIMITS)
+        if limits is _NO_LIMITS:
+            low, high, nominal, marginal_low, marginal_high, equals, regex, text = key
+            limits = self._limits[key] = None if all(v is None for v in key) else Limits(
+                low=low, high=high, nominal=nominal, marginal_low=marginal_low, marginal_high=marginal_high,
+                equals=json.loads(equals) if equals is not None else None, regex=regex, text=text or "")
+        if labels is None:
+            labs = _EMPTY
+        else:  # JSON text (SQLite), or already decoded by the driver (PostgreSQL)
+            lkey = labels if isinstance(labels, str) else json.dumps(labels, sort_keys=True)
+            labs = self._labels.get(lkey)
+            if labs is None:
+                labs = self._labels[lkey] = _ro(json.loads(labels) if isinstance(labels, str) else labels)
+        return ref, Measurement(name=name, value=value, value_text=value_text, unit=unit, limits=limits,
+                                verdict=verdict, labels=labs, time=t, seq=seq)
 
 
-def _measurement(m: Mapping[str, Any]) -> Measurement:
-    limits = None
-    if any(m[c] is not None for c in _LIMIT_COLUMNS):
-        limits = Limits(low=m["low"], high=m["high"], nominal=m["nominal"], marginal_low=m["marginal_low"],
-                        marginal_high=m["marginal_high"],
-                        equals=json.loads(m["limit_equals"]) if m["limit_equals"] is not None else None,
-                        regex=m["limit_regex"], text=m["limit_text"] or "")
-    return Measurement(name=m["name"], value=m["value"], value_text=m["value_text"], unit=m["unit"], limits=limits,
-                       verdict=m["verdict"], labels=_ro(m["labels"]), time=m["t"], seq=m["seq"])
+_NO_LIMITS = Limits()  # also "not seen yet" in the reader's cache
 
 
 # -- the measurements table --------------------------------------------------------------------
@@ -443,13 +474,12 @@ FRAME_COLUMNS: tuple[str, ...] = (
     "low", "high", "nominal", "marginal_low", "marginal_high", "limits", "verdict", "time",
 )
 _TIME_COLUMNS = ("run_started", "time")
-_TEXT_COLUMNS = ("run_id", "run_outcome", "plan", "plan_version", "plan_hash", "station", "slot", "dut", "operator",
-                 "step", "step_key", "group", "check", "corner", "step_outcome", "measurement", "labels", "lane",
-                 "rail", "channel", "sensor", "value_text", "unit", "limits", "verdict")
+_FLOAT_COLUMNS = ("value", "low", "high", "nominal", "marginal_low", "marginal_high")
 
 
 def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -> Iterator[tuple[Any, ...]]:
     """The rows of :func:`measurements_frame` as tuples in ``FRAME_COLUMNS`` order (times as epoch)."""
+    text: dict[int, str] = {}  # id of a (shared, immutable) labels or limits object -> its text
     for rec in records:
         run = (rec.run_id, rec.outcome, rec.started_at, rec.plan.name, rec.plan.version, rec.plan.hash,
                rec.station, rec.slot, rec.dut_serial, rec.operator)
@@ -461,36 +491,40 @@ def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -
             for m in s.measurements:
                 lim = m.limits or _NO_LIMITS
                 lab = m.labels
-                yield (*run, *step, m.name, format_pairs(lab), lab.get("lane"), lab.get("rail"), lab.get("channel"),
+                lab_text = text.get(id(lab))
+                if lab_text is None:
+                    lab_text = text[id(lab)] = format_pairs(lab)
+                lim_text = text.get(id(lim))
+                if lim_text is None:
+                    lim_text = text[id(lim)] = lim.describe()
+                yield (*run, *step, m.name, lab_text, lab.get("lane"), lab.get("rail"), lab.get("channel"),
                        lab.get("sensor"), m.value, m.value_text, m.unit, lim.low, lim.high, lim.nominal,
-                       lim.marginal_low, lim.marginal_high, lim.describe(), m.verdict, m.time)
+                       lim.marginal_low, lim.marginal_high, lim_text, m.verdict, m.time)
 
-
-_NO_LIMITS = Limits()
 
 
 def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True) -> pd.DataFrame:
     """One row per measurement with every context column (``FRAME_COLUMNS``, in that order);
     ``run_started`` and ``time`` are UTC timestamps. By default only the attempt that counts of
     each step; ``final_only=False`` adds earlier attempts (``final`` tells them apart)."""
+    import numpy as np
     import pandas as pd
 
-    df = pd.DataFrame.from_records(list(measurement_rows(records, final_only=final_only)), columns=list(FRAME_COLUMNS))
-    for col in _TIME_COLUMNS:
-        df[col] = pd.to_datetime(df[col].astype("float64"), unit="s", utc=True)
-    for col in ("value", "low", "high", "nominal", "marginal_low", "marginal_high"):
-        df[col] = df[col].astype("float64")
-    for col in _TEXT_COLUMNS:  # one dtype whatever the rows hold (an all-empty column too)
-        df[col] = df[col].astype(pd.StringDtype())
-    for col in ("session", "attempt"):
-        df[col] = df[col].astype("int64")
-    df["corner_index"] = df["corner_index"].astype("Int64")
-    df["final"] = df["final"].astype(bool)
-    return df
-
-
-def require_records(records: list[RunRecord], what: str) -> list[RunRecord]:
-    """``records``, or a clear error (exit 4) when nothing matched."""
-    if not records:
-        raise UsageError(f"no recorded run matches {what}", hint="`labctl runs` lists the recorded runs and their ids")
-    return records
+    rows = list(measurement_rows(records, final_only=final_only))
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(FRAME_COLUMNS)
+    data: dict[str, Any] = {}
+    for name, values in zip(FRAME_COLUMNS, columns, strict=True):
+        # one dtype per column whatever the rows hold (an all-empty column too), set once
+        if name in _TIME_COLUMNS:
+            data[name] = pd.to_datetime(np.array(values, dtype="float64"), unit="s", utc=True)
+        elif name in _FLOAT_COLUMNS:
+            data[name] = np.array(values, dtype="float64")
+        elif name in ("session", "attempt"):
+            data[name] = np.array(values, dtype="int64")
+        elif name == "corner_index":
+            data[name] = pd.array(values, dtype="Int64")
+        elif name == "final":
+            data[name] = np.array(values, dtype=bool)
+        else:
+            data[name] = pd.array(values, dtype=pd.StringDtype())
+    return pd.DataFrame(data, columns=list(FRAME_COLUMNS))

@@ -95,7 +95,7 @@ def run_record_schema() -> dict[str, Any]:
         started_at=(_TIME, "start (UTC)"), ended_at=(_TIME_OR_NULL, "end (UTC); null: never ended"),
         duration=(_NUM_OR_NULL, "wall-clock seconds"),
         duration_sim=(_NUM_OR_NULL, "simulated seconds, on a time-scaled simulated bench"),
-        outcome=({"enum": [*_STEP_OUTCOMES, None]}, "null: the run was cut off in it"),
+        outcome=({"enum": [*_STEP_OUTCOMES, None]}, "null: never ended (the run was cut off in it, or is still in it)"),
         message=(_STR, "why it failed, errored or was skipped"),
         final=({"type": "boolean"}, "true for the attempt that counts for the step's verdict"),
         measurements=(_list("measurement"), "in the order recorded"),
@@ -167,7 +167,8 @@ def run_record_schema() -> dict[str, Any]:
         schema_version=({"const": SCHEMA_VERSION}, "version of this form"),
         duration=(_NUM_OR_NULL, "wall-clock seconds from start to end"),
         summary=(_obj("Counts over the final attempts",
-                      steps=(_counts("step outcome -> number of plan steps"), "plan steps (safe state left out)"),
+                      steps=(_counts("step outcome (RUNNING or INTERRUPTED for one that never ended) -> "
+                                     "number of plan steps"), "plan steps (safe state left out)"),
                       measurements=(_counts("verdict -> number of measurements"), "measurements")),
                  "counts over the final attempts"),
     )

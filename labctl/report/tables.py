@@ -41,9 +41,9 @@ def _frame(records: Sequence[RunRecord], options: ExportOptions) -> pd.DataFrame
 def first_failure(rec: RunRecord) -> str:
     """The first plan step that did not pass, as ``step [corner]: message``; "" when none."""
     for s in rec.plan_steps():
-        if s.outcome not in ("PASS", "SKIPPED"):
+        if s.outcome not in ("PASS", "SKIPPED") and rec.outcome_of(s) != "RUNNING":
             corner = f" [{format_pairs(s.corner)}]" if s.corner else ""
-            return f"{s.step_id}{corner}: {s.outcome or 'INTERRUPTED'} {s.message}".strip()
+            return f"{s.step_id}{corner}: {rec.outcome_of(s)} {s.message}".strip()
     return ""
 
 

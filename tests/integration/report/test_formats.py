@@ -10,6 +10,7 @@ import re
 
 import jsonschema
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from junitparser import Error, Failure, JUnitXml
 
@@ -45,6 +46,8 @@ def test_tables_load_in_pandas_with_the_documented_columns(labctl, lab, fmt):
         df = pd.read_csv(out, parse_dates=["run_started", "time"])
     elif fmt == "parquet":
         df = pd.read_parquet(out)
+        meta = json.loads(pq.read_schema(out).metadata[b"labctl"])
+        assert len(meta["runs"]) == 2 and meta["schema_version"] == "1"
     else:
         sheets = pd.read_excel(out, sheet_name=None)
         assert list(sheets) == ["Summary", "Measurements", "Instruments"]

@@ -92,3 +92,17 @@ def test_every_registered_format_writes_a_file(tmp_path):
     for name, fmt in FORMATS.items():
         path = export([failing_record()], name, tmp_path / f"r{fmt.suffix}")
         assert path.stat().st_size > 0, name
+
+
+def test_a_step_of_a_run_still_going_is_running_not_interrupted(tmp_path):
+    import dataclasses
+
+    rec = dataclasses.replace(rich_record(), outcome="running")
+    cut = rec.steps[1]
+    assert rec.outcome_of(cut) == "RUNNING" and rich_record().outcome_of(cut) == "INTERRUPTED"
+    xml = JUnitXml.fromfile(str(export([rec], "junit", tmp_path / "r.xml")))
+    soak = next(c for s in xml for c in s if c.name == "soak" and c.result and "still running" in c.result[0].message)
+    assert soak.is_skipped
+    lines = [json.loads(x) for x in export([rec], "ocp", tmp_path / "r.jsonl").read_text().splitlines()]
+    assert ocp_errors(lines) == []
+    assert lines[-1]["testRunArtifact"]["testRunEnd"] == {"status": "ERROR", "result": "NOT_APPLICABLE"}
