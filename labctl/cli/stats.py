@@ -41,13 +41,21 @@ def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | 
     labctl stats --compare plan_version=1.1,1.2   (or version=…)
     """
     from labctl.analysis.summary import parse_compare, stats_tables
+    from labctl.errors import UsageError
     from labctl.report.population import population
-    from labctl.report.record import load_records, require_records
+    from labctl.report.record import load_records
+    from labctl.store import open_store
     from labctl.store.query import RunFilters
 
     if compare_spec:
         parse_compare(compare_spec)  # a bad spec fails before the store is read
-    records = require_records(load_records(db, filters=RunFilters(**filters), samples=False), "these filters")
+    wanted = RunFilters(**filters)
+    with open_store(db) as store:
+        records = load_records(store, filters=wanted, samples=False)
+        where = store.display_url
+    if not records:
+        raise UsageError(f"no recorded run in {where} matches {'these filters' if wanted.any() else 'anything'}",
+                         hint="`labctl runs` lists the recorded runs (with the same filters)")
     tables = stats_tables(population(records, samples=False), by, compare_spec)
     if fmt == "json":
         click.echo(json.dumps({k: _records(t) for k, t in tables.items()}, indent=2, default=str))

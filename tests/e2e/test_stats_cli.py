@@ -93,7 +93,7 @@ def test_terminal_tables_by_field_and_comparison(lab):
 def test_bad_input_is_one_line_and_exit_4(lab):
     for args, text in ((("--compare", "station=bench-1"), "expected FIELD=A,B"),
                        (("--compare", "colour=a,b"), "unknown field 'colour'"),
-                       (("--plan", "no-such-plan"), "no recorded run matches")):
+                       (("--plan", "no-such-plan"), "matches these filters")):
         res = stats(lab, *args)
         assert res.returncode == 4, res.stdout + res.stderr
         assert text in res.stderr and "Traceback" not in res.stderr
