@@ -97,3 +97,24 @@ def test_bad_input_is_one_line_and_exit_4(lab):
         res = stats(lab, *args)
         assert res.returncode == 4, res.stdout + res.stderr
         assert text in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.postgres
+def test_stats_and_the_html_report_from_postgresql(tmp_path):
+    from labctl.store.testing import temporary_database
+
+    with temporary_database("postgresql", tmp_path) as url:
+        bench = isolated_fixture(tmp_path, time_scale=1000)
+        for dut in ("SIM-GOLD-0001", "SIM-GOLD-0001", "SIM-GOLD-0002"):
+            res = run_labctl("run", "smoke.yaml", "--fixture", str(bench), "--dut", dut, "--db", url, timeout=120)
+            assert res.returncode == 0, res.stdout + res.stderr
+        res = run_labctl("stats", "--db", url, "--format", "json")
+        assert res.returncode == 0, res.stderr
+        y = json.loads(res.stdout)["yield"]
+        assert [(r["plan"], r["duts"], r["runs"], r["first_pass_yield"], r["final_yield"]) for r in y] == [
+            ("smoke", 2, 3, 1.0, 1.0)]
+        out = tmp_path / "pg.html"
+        res = run_labctl("report", "--db", url, "--format", "html", "-o", str(out))
+        assert res.returncode == 0, res.stderr
+        page = out.read_text()
+        assert "SIM-GOLD-0001, SIM-GOLD-0002" in page and "Run " in page
