@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import click
@@ -49,5 +50,7 @@ def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None,
         raise UsageError(f"no recorded run in {where} matches {what}",
                          hint="`labctl runs` lists the recorded runs (with the same filters)")
     path = export(records, fmt, output, ExportOptions(all_attempts=all_attempts))
-    click.echo(f"wrote {path}: {fmt} report of {len(records)} run(s) ({', '.join(r.run_id for r in records[:3])}"
-               f"{', …' if len(records) > 3 else ''})")
+    outcomes = Counter(r.outcome for r in records)
+    click.echo(f"wrote {path}: {fmt} report of {len(records)} run(s), "
+               f"{', '.join(f'{n} {o}' for o, n in outcomes.most_common())} "
+               f"({', '.join(r.run_id for r in records[:3])}{', …' if len(records) > 3 else ''})")

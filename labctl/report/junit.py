@@ -81,6 +81,10 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
                                ("corner", corner)):
                 if value:
                     ET.SubElement(props, "property", name=key, value=str(value))
+            for i in rec.current_instruments:  # the calibration evidence
+                ET.SubElement(props, "property", name=f"instrument.{i.role}", value="; ".join(
+                    x for x in (i.idn, f"asset {i.asset_serial}" if i.asset_serial else "",
+                                f"calibration due {i.calibration_due}" if i.calibration_due else "") if x))
             for s in steps:
                 _case(suite, rec, s)
     for k, v in totals.items():

@@ -185,15 +185,17 @@ def _emit_run(tv: Any, w: _Writer, rec: RunRecord, all_attempts: bool) -> None:
 def write_ocp_stream(records: Sequence[RunRecord], out: IO[str], *, all_attempts: bool = False) -> None:
     import ocptv.output as tv
     from ocptv.output import config as ocp_config
+    from ocptv.output.config import get_config
 
     writer = _Writer(out)
     with _LOCK:  # the library keeps its writer in a module global: set it for this export only
+        previous = get_config().writer
         try:
             for rec in records:
                 ocp_config(writer=writer)  # a TestRun takes the writer when it is made
                 _emit_run(tv, writer, rec, all_attempts)
         finally:
-            ocp_config(writer=tv.StdoutWriter())
+            ocp_config(writer=previous)
 
 
 def write_ocp(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:

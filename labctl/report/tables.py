@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from labctl.errors import UsageError
 from labctl.report.formats import ExportOptions
-from labctl.report.record import RunRecord, format_pairs, measurements_frame
+from labctl.report.record import Instrument, RunRecord, format_pairs, measurements_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,8 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "first_failure", "message",
 )
 INSTRUMENT_COLUMNS: tuple[str, ...] = (
-    "run_id", "session", "role", "driver", "identity", "asset_serial", "calibration_due", "resource",
+    "run_id", "session", "role", "driver", "identity", "asset_serial", "calibration_due", "calibrated_at_run",
+    "resource",
 )
 
 
@@ -70,9 +71,23 @@ def summary_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
 def instruments_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
     import pandas as pd
 
-    rows = [(r.run_id, i.session, i.role, i.driver, i.idn, i.asset_serial, i.calibration_due, i.resource)
-            for r in records for i in r.instruments]
+    rows = [(r.run_id, i.session, i.role, i.driver, i.idn, i.asset_serial, i.calibration_due,
+             calibrated_at(i, r.started_at), i.resource) for r in records for i in r.instruments]
     return pd.DataFrame.from_records(rows, columns=list(INSTRUMENT_COLUMNS))
+
+
+def calibrated_at(instrument: Instrument, t: float) -> bool | None:
+    """Whether the instrument's calibration was still due on or after the day of ``t`` (local
+    date); None when no due date is recorded or it cannot be read."""
+    from datetime import date, datetime
+
+    if not instrument.calibration_due:
+        return None
+    try:
+        due = date.fromisoformat(instrument.calibration_due[:10])
+    except ValueError:
+        return None
+    return due >= datetime.fromtimestamp(t).date()
 
 
 def write_csv(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:

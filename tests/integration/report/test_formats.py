@@ -69,6 +69,7 @@ def test_tables_load_in_pandas_with_the_documented_columns(labctl, lab, fmt):
         assert summary.loc["smoke", "outcome"] == "passed"
         cal = sheets["Instruments"]
         assert cal["calibration_due"].notna().any() and set(cal["run_id"]) == set(summary["run_id"])
+        assert cal[cal["calibration_due"].notna()]["calibrated_at_run"].all()  # the simulated lab's are in date
 
 
 def test_all_attempts_adds_the_retried_attempt(labctl, lab):
@@ -94,6 +95,7 @@ def test_junit_parses_with_junitparser_a_suite_per_run_and_corner(labctl, lab):
     assert not [c for s in xml for c in s if any(isinstance(r, Error) for r in c.result)]
     props = {p.name: p.value for p in low.properties()}
     assert props["dut"] == "SIM-GOLD-0001" and props["run_outcome"] == "failed" and len(props["plan_hash"]) == 64
+    assert "calibration due 20" in props["instrument.psu"] and "E36312A" in props["instrument.psu"]
 
 
 def test_run_junit_is_the_report_of_the_stored_run(labctl, lab):

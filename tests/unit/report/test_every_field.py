@@ -106,3 +106,11 @@ def test_a_step_of_a_run_still_going_is_running_not_interrupted(tmp_path):
     lines = [json.loads(x) for x in export([rec], "ocp", tmp_path / "r.jsonl").read_text().splitlines()]
     assert ocp_errors(lines) == []
     assert lines[-1]["testRunArtifact"]["testRunEnd"] == {"status": "ERROR", "result": "NOT_APPLICABLE"}
+
+
+def test_ocp_export_leaves_the_libraries_writer_as_it_was(tmp_path):
+    from ocptv.output.config import get_config
+
+    before = get_config().writer
+    export([failing_record()], "ocp", tmp_path / "r.jsonl")
+    assert get_config().writer is before

@@ -52,3 +52,16 @@ def test_records_are_immutable():
 ])
 def test_limits_read_as_a_person_reads_them(limits, text):
     assert limits.describe() == text
+
+
+def test_calibration_at_the_run_is_judged_by_the_day_it_started():
+    from labctl.report.record import Instrument
+    from labctl.report.tables import calibrated_at
+    from tests.unit.report.records import T0  # 2025-11-24
+
+    def due(d):
+        return Instrument("psu", "d", "r", "idn", "A1", d, 0)
+
+    assert calibrated_at(due("2025-11-30"), T0) is True
+    assert calibrated_at(due("2025-11-01"), T0) is False
+    assert calibrated_at(due(None), T0) is None and calibrated_at(due("soon"), T0) is None
