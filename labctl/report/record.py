@@ -477,17 +477,28 @@ _TIME_COLUMNS = ("run_started", "time")
 _FLOAT_COLUMNS = ("value", "low", "high", "nominal", "marginal_low", "marginal_high")
 
 
-def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -> Iterator[tuple[Any, ...]]:
-    """The rows of :func:`measurements_frame` as tuples in ``FRAME_COLUMNS`` order (times as epoch)."""
+_CONTEXT_WIDTH = 20  # run (10) and step (10) columns, the same for every measurement of a step
+
+
+def _frame_columns(records: Iterable[RunRecord], final_only: bool) -> tuple[list[tuple[Any, ...]], list[int],
+                                                                             list[list[Any]]]:
+    """The frame's data column-wise: one context tuple per step (run and step columns), the
+    step index of each measurement, and one list per measurement column (times as epoch)."""
     text: dict[int, str] = {}  # id of a (shared, immutable) labels or limits object -> its text
+    contexts: list[tuple[Any, ...]] = []
+    owner: list[int] = []
+    cols: list[list[Any]] = [[] for _ in range(len(FRAME_COLUMNS) - _CONTEXT_WIDTH)]
+    (name, labels, lane, rail, channel, sensor, value, value_text, unit, low, high, nominal, marg_low, marg_high,
+     limits, verdict, when) = cols
     for rec in records:
         run = (rec.run_id, rec.outcome, rec.started_at, rec.plan.name, rec.plan.version, rec.plan.hash,
                rec.station, rec.slot, rec.dut_serial, rec.operator)
         for s in rec.steps:
             if not (s.final or not final_only) or not s.measurements:
                 continue
-            step = (s.session, s.step_id, s.step_key, s.group, s.check, format_pairs(s.corner), s.corner_index,
-                    s.attempt, s.final, s.outcome)
+            contexts.append((*run, s.session, s.step_id, s.step_key, s.group, s.check, format_pairs(s.corner),
+                             s.corner_index, s.attempt, s.final, s.outcome))
+            owner.extend([len(contexts) - 1] * len(s.measurements))
             for m in s.measurements:
                 lim = m.limits or _NO_LIMITS
                 lab = m.labels
@@ -497,10 +508,31 @@ def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -
                 lim_text = text.get(id(lim))
                 if lim_text is None:
                     lim_text = text[id(lim)] = lim.describe()
-                yield (*run, *step, m.name, lab_text, lab.get("lane"), lab.get("rail"), lab.get("channel"),
-                       lab.get("sensor"), m.value, m.value_text, m.unit, lim.low, lim.high, lim.nominal,
-                       lim.marginal_low, lim.marginal_high, lim_text, m.verdict, m.time)
+                name.append(m.name)
+                labels.append(lab_text)
+                lane.append(lab.get("lane"))
+                rail.append(lab.get("rail"))
+                channel.append(lab.get("channel"))
+                sensor.append(lab.get("sensor"))
+                value.append(m.value)
+                value_text.append(m.value_text)
+                unit.append(m.unit)
+                low.append(lim.low)
+                high.append(lim.high)
+                nominal.append(lim.nominal)
+                marg_low.append(lim.marginal_low)
+                marg_high.append(lim.marginal_high)
+                limits.append(lim_text)
+                verdict.append(m.verdict)
+                when.append(m.time)
+    return contexts, owner, cols
 
+
+def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -> Iterator[tuple[Any, ...]]:
+    """The rows of :func:`measurements_frame` as tuples in ``FRAME_COLUMNS`` order (times as epoch)."""
+    contexts, owner, cols = _frame_columns(records, final_only)
+    for i, values in enumerate(zip(*cols, strict=True)):
+        yield (*contexts[owner[i]], *values)
 
 
 def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True) -> pd.DataFrame:
@@ -509,9 +541,17 @@ def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True)
     each step; ``final_only=False`` adds earlier attempts (``final`` tells them apart)."""
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
-    rows = list(measurement_rows(records, final_only=final_only))
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(FRAME_COLUMNS)
+    contexts, owner, cols = _frame_columns(records, final_only)
+    take = np.array(owner, dtype=np.intp)
+    context_columns = list(zip(*contexts, strict=True)) if contexts else [()] * _CONTEXT_WIDTH
+    columns: list[Any] = []
+    for values in context_columns:  # once per step, then repeated for each of its measurements
+        per_step = np.empty(len(values), dtype=object)
+        per_step[:] = values
+        columns.append(per_step[take])
+    columns.extend(cols)
     data: dict[str, Any] = {}
     for name, values in zip(FRAME_COLUMNS, columns, strict=True):
         # one dtype per column whatever the rows hold (an all-empty column too), set once
@@ -525,6 +565,6 @@ def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True)
             data[name] = pd.array(values, dtype="Int64")
         elif name == "final":
             data[name] = np.array(values, dtype=bool)
-        else:
-            data[name] = pd.array(values, dtype=pd.StringDtype())
+        else:  # text through pyarrow directly: a quarter of the time of pd.array(values, "string")
+            data[name] = pd.arrays.ArrowStringArray(pa.array(values, type=pa.string(), from_pandas=True))
     return pd.DataFrame(data, columns=list(FRAME_COLUMNS))
