@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import time
 
+from eventkit import Script
 from sqlalchemy import event
 
 from labctl.engine import events as ev
 from labctl.store import Recorder, query
-
-from eventkit import Script
 
 
 def _count_progress_writes(store) -> list[str]:
