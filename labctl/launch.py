@@ -31,6 +31,8 @@ class RunRequest:
     run_id: str | None = None
     finished_steps: dict[str, str] = field(default_factory=dict)  # resume: step key -> earlier outcome
     resumed_from: str | None = None
+    rerun_of: str | None = None  # a re-run of steps of this earlier run (labctl.rerun)
+    only_steps: frozenset[str] | None = None  # run only these steps (and what establishes their state)
     use_store: bool = True
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
     allow_expired: bool = False  # run on instruments whose calibration expired (recorded)
@@ -205,7 +207,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
             runner = Runner(loaded, station, fixture, bus=bus, clock=clock, abort=abort, options=RunOptions(
                 dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
-                resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=(*run_notes, *warnings),
+                resumed_from=req.resumed_from, rerun_of=req.rerun_of, only_steps=req.only_steps,
+                first_attempt=dict(first_attempt or {}), notes=(*run_notes, *warnings),
                 identities=identities, handle_signals=False,
                 store_problem=(lambda: None if recorder.saved else (recorder.problem or "results were spooled"))
                 if recorder is not None else None))

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("labctl.cli.run:run", "Run a test plan on a station (headless)."),
     "demo": ("labctl.cli.run:demo", "Run the flagship plan on the simulated lab for a few DUTs."),
     "resume": ("labctl.cli.run:resume", "Continue an interrupted run."),
+    "rerun": ("labctl.cli.run:rerun", "Re-run steps of a finished run as a new run."),
     "runs": ("labctl.cli.runs:runs", "List and inspect recorded runs."),
     "sync": ("labctl.cli.runs:sync", "Push runs spooled locally to the central database."),
     "report": ("labctl.cli.report:report", "Export HTML, CSV/Parquet, JUnit reports (not implemented yet)."),

@@ -102,6 +102,29 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
 
 
 @click.command()
+@click.argument("run_id")
+@click.option("--step", "steps", multiple=True, metavar="STEP",
+              help="a step to re-run: its id (every corner) or group/id@corner (default: the failed steps)")
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--fixture", "-f", help="station file (default: the simulated bench)")
+@click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
+@click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
+@click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)")
+def rerun(run_id, steps, db, fixture, as_json, answers, no_preflight) -> None:
+    """Re-run steps of a finished run (default: the failed ones) on the board now on the fixture,
+    as a new run that references it (docs/running.md, "Re-running steps")."""
+    from labctl.launch import execute
+    from labctl.rerun import plan_rerun
+
+    planned = plan_rerun(run_id, steps or None, db=db, fixture=fixture, answers=answers)
+    planned.request.preflight = not no_preflight
+    say = _say(as_json)
+    say(planned.notes[0])
+    out = execute(planned.request, _subscribers(as_json), say=say, run_notes=planned.notes[1:])
+    _finish(out, as_json, None)
+
+
+@click.command()
 @click.option("--plan", default="accelerator-evt.yaml", show_default=True, help=_PLAN_HELP)
 @click.option("--fixture", "-f", default="sim-bench.yaml", show_default=True, help="station file with a sim: section")
 @click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")

@@ -36,7 +36,14 @@ from labctl.engine.events import (
     Verdict,
 )
 from labctl.engine.interlocks import build_interlocks
-from labctl.engine.replay import REPLAY, REPLAY_MESSAGE, REPLAY_TAG, ReplayBus, resume_actions
+from labctl.engine.replay import (
+    REPLAY,
+    REPLAY_MESSAGE,
+    REPLAY_TAG,
+    ReplayBus,
+    rerun_selection,
+    resume_actions,
+)
 from labctl.engine.safety import SafetyMonitor
 from labctl.engine.watchdog import SafeStateWatchdog
 from labctl.errors import InstrumentError, LabctlError
@@ -54,6 +61,11 @@ class RunOptions:
     #: (labctl.engine.replay), and their outcomes count in the verdict
     finished_steps: Mapping[str, str] = field(default_factory=dict)
     resumed_from: str | None = None
+    #: re-run: the earlier run this one re-runs steps of, and the steps chosen (step ids or
+    #: "group/key"); only those run, after the steps that establish the board's state
+    #: (labctl.engine.replay.rerun_selection); teardown and the safe state run as always
+    rerun_of: str | None = None
+    only_steps: frozenset[str] | None = None
     slot: str | None = None
     #: resume: step key -> attempt number to start at (attempts of earlier sessions are kept)
     first_attempt: dict[str, int] = field(default_factory=dict)
@@ -214,7 +226,7 @@ class Runner:
             dut_serial=self.options.dut_serial, operator=self.options.operator, labctl_version=__version__,
             host=socket.gethostname(), pid=os.getpid(), parameters=_jsonable(loaded.parameters),
             corners=[_jsonable(c.values) for c in loaded.corners], instruments=instruments,
-            slot=self.options.slot, resumed_from=self.options.resumed_from,
+            slot=self.options.slot, resumed_from=self.options.resumed_from, rerun_of=self.options.rerun_of,
         ))
 
     def _planned(self, groups: Iterable[str]) -> list[Any]:
@@ -223,6 +235,9 @@ class Runner:
 
     def _run_main(self) -> None:
         planned = self._planned(["setup", "steps"])
+        if self.options.only_steps is not None:
+            selected = rerun_selection(planned, self.options.only_steps, self.loaded)
+            planned = [ps for ps in planned if self._base_key(ps) in selected]
         actions = resume_actions(planned, self.options.finished_steps, self.loaded)
         for ps in planned:
             action = actions.get(self._base_key(ps))
