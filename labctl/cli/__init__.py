@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("labctl.cli.report:report", "Export HTML, CSV/Parquet, JUnit reports (not implemented yet)."),
     "sim": ("labctl.cli.sim:sim", "The simulated lab: serve virtual instruments and a DUT."),
     "instruments": ("labctl.cli.instruments:instruments", "Station pre-flight, scan and identify."),
-    "tui": ("labctl.cli.tui:tui", "The terminal UI (not implemented yet)."),
+    "tui": ("labctl.cli.tui:tui", "The terminal UI: station status, plans, live runs."),
 }
 
 
