@@ -32,9 +32,8 @@ class CompareScreen(Screen):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, store: Any, run_a: str | None, run_b: str) -> None:
+    def __init__(self, run_a: str | None, run_b: str) -> None:
         super().__init__()
-        self.store = store
         self.run_a = run_a
         self.run_b = run_b
         self.rows: list[dict[str, Any]] = []
@@ -58,14 +57,14 @@ class CompareScreen(Screen):
 
         try:
             if self.run_a is None:
-                before = query.previous_run(self.store, self.run_b)
+                before = query.previous_run(self.app.store, self.run_b)
                 if before is None:
-                    run = query.run_detail(self.store, self.run_b)["run"]
+                    run = query.run_detail(self.app.store, self.run_b)["run"]
                     self.app.call_from_thread(self._nothing, run)
                     return
                 self.run_a = before["id"]
-            a, b = (query.run_detail(self.store, r)["run"] for r in (self.run_a, self.run_b))
-            rows = query.compare_runs(self.store, a["id"], b["id"])
+            a, b = (query.run_detail(self.app.store, r)["run"] for r in (self.run_a, self.run_b))
+            rows = query.compare_runs(self.app.store, a["id"], b["id"])
         except LabctlError as err:
             self.app.call_from_thread(self.query_one("#compare-a", Static).update, Text(err.format(), style="bold red"))
             return

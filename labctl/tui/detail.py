@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -53,9 +53,8 @@ class RunDetailScreen(Screen):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, store: Any, run_id: str) -> None:
+    def __init__(self, run_id: str) -> None:
         super().__init__()
-        self.store = store
         self.run_id = run_id
         self.detail: dict[str, Any] | None = None
         self.step_rows: list[dict[str, Any]] = []
@@ -83,7 +82,7 @@ class RunDetailScreen(Screen):
         from labctl.store import query
 
         try:
-            detail = query.run_detail(self.store, self.run_id)
+            detail = query.run_detail(self.app.store, self.run_id)
         except LabctlError as err:
             self.app.call_from_thread(self.query_one("#detail-summary", Static).update,
                                       Text(err.format(), style="bold red"))
@@ -113,7 +112,7 @@ class RunDetailScreen(Screen):
     def action_compare_previous(self) -> None:
         from labctl.tui.compare import CompareScreen
 
-        self.app.push_screen(CompareScreen(self.store, None, self.run_id))
+        self.app.push_screen(CompareScreen(None, self.run_id))
 
     def _chosen_step(self) -> str | None:
         """The step under the cursor: in the steps table, or the step of the measurement."""
@@ -140,7 +139,7 @@ class RunDetailScreen(Screen):
         from labctl.tui.rerun import RerunConfirm
 
         if self.detail is not None:
-            self.app.push_screen(RerunConfirm(self.store, self.detail["run"], steps))
+            self.app.push_screen(RerunConfirm(self.detail["run"], steps))
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:

@@ -37,9 +37,8 @@ class HistoryScreen(Screen):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, store: Any, *, filters: dict[str, str] | None = None) -> None:
+    def __init__(self, *, filters: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.store = store
         self.filters = {k: v for k, v in (filters or {}).items() if v}
         self.rows: list[dict[str, Any]] = []
         self.marked: str | None = None
@@ -67,7 +66,7 @@ class HistoryScreen(Screen):
         from labctl.store import query
 
         try:
-            rows = query.list_runs(self.store, limit=LIMIT, **self.filters)
+            rows = query.list_runs(self.app.store, limit=LIMIT, **self.filters)
         except LabctlError as err:
             self.app.call_from_thread(self._show_error, err.format())
             return
@@ -128,7 +127,7 @@ class HistoryScreen(Screen):
 
         run = self.selected
         if run is not None:
-            self.app.push_screen(RunDetailScreen(self.store, run["id"]))
+            self.app.push_screen(RunDetailScreen(run["id"]))
 
     def action_mark(self) -> None:
         run = self.selected
@@ -145,9 +144,9 @@ class HistoryScreen(Screen):
             return
         if self.marked and self.marked != run["id"]:
             older, newer = sorted((self.marked, run["id"]), key=lambda i: self._started(i))
-            self.app.push_screen(CompareScreen(self.store, older, newer))
+            self.app.push_screen(CompareScreen(older, newer))
         else:
-            self.app.push_screen(CompareScreen(self.store, None, run["id"]))
+            self.app.push_screen(CompareScreen(None, run["id"]))
 
     def _started(self, run_id: str) -> float:
         return next((r["started_at"] for r in self.rows if r["id"] == run_id), 0.0)
