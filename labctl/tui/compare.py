@@ -85,7 +85,6 @@ class CompareScreen(Screen):
 
     @staticmethod
     def _cells(r: dict[str, Any]) -> list[Any]:
-        labels = " ".join(f"{k} {v}" for k, v in (r["labels"] or {}).items())
         verdicts = Text()
         verdicts.append_text(fmt.styled(r["verdict_a"]))
         verdicts.append(" → ")
@@ -95,7 +94,7 @@ class CompareScreen(Screen):
         step = r["step"].partition("/")[2] or r["step"]
         delta = f"{r['delta']:+.4g}" if r["delta"] is not None else ""
         pct = f"{r['delta_pct']:+.1f} %" if r["delta_pct"] is not None else ""
-        return [step, " ".join(filter(None, (r["name"], labels))), _shown(r["value_a"], r["unit"]),
+        return [step, " ".join(filter(None, (r["name"], fmt.labels(r)))), _shown(r["value_a"], r["unit"]),
                 _shown(r["value_b"], r["unit"]), delta, pct, verdicts, r["limit_text"] or ""]
 
     def action_swap(self) -> None:

@@ -55,7 +55,8 @@ def value(m: dict[str, Any]) -> str:
 
 
 def labels(m: dict[str, Any]) -> str:
-    return " ".join(f"{k} {v}" for k, v in (m.get("labels") or {}).items())
+    """``lane 3 rail VDD_IO``; a label that repeats the measurement's name is left out."""
+    return " ".join(f"{k} {v}" for k, v in (m.get("labels") or {}).items() if v != m.get("name"))
 
 
 def limits(m: dict[str, Any]) -> str:
