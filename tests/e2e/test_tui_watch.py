@@ -20,7 +20,6 @@ from labctl.tui.config import TuiConfig
 from labctl.tui.history import HistoryScreen
 from labctl.tui.watch import WatchScreen
 
-
 _OUTCOME = {0: "passed", 1: "failed"}  # exit code of `labctl run` -> the run's outcome
 
 
