@@ -79,6 +79,9 @@ class RunOptions:
     #: seconds (wall) the safe-state watchdog waits for the runner after an abort
     watchdog_grace: float = 2.0
     watchdog_stall: float = 5.0
+    #: told every good interlock reading (the safety monitor's thread): ``(interlock, value)``;
+    #: a live display (the TUI), never the event bus (the watchdog counts bus traffic as progress)
+    on_interlock: Callable[[Any, float], None] | None = None
 
 
 def new_run_id() -> str:
@@ -168,7 +171,8 @@ class Runner:
                 if not refused:
                     try:
                         interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
-                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval)
+                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval,
+                                                on_reading=self.options.on_interlock)
                         trip = monitor.check_once() if interlocks else None
                         if trip is not None:
                             refused = f"refused to start: safety interlock already tripped: {trip.message}"
