@@ -22,7 +22,7 @@ from labctl.launch import RunRequest
 class RerunPlan:
     request: RunRequest
     steps: tuple[str, ...]  # the chosen step keys or ids, as asked
-    notes: tuple[str, ...]  # recorded in the new run's log
+    notes: tuple[str, ...]  # the first says what is re-run; the others are also in request.notes (the run's log)
 
 
 def failed_steps(store: Any, run_id: str) -> list[str]:
@@ -80,5 +80,5 @@ def plan_rerun(run_id: str, steps: Collection[str] | None = None, *, db: str | N
         notes.append(f"plan {plan_path} changed since run {run_id} (hash {run['plan_hash'][:12]} -> "
                      f"{loaded.sha256[:12]}): the re-run uses the plan as it is now")
     req = RunRequest(plan=plan_path, fixture=fixture, dut=run["dut_serial"], overrides=overrides, db=db,
-                     answers=answers, rerun_of=run_id, only_steps=frozenset(chosen))
+                     answers=answers, rerun_of=run_id, only_steps=frozenset(chosen), notes=tuple(notes[1:]))
     return RerunPlan(req, tuple(chosen), tuple(notes))

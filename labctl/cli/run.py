@@ -120,7 +120,9 @@ def rerun(run_id, steps, db, fixture, as_json, answers, no_preflight) -> None:
     planned.request.preflight = not no_preflight
     say = _say(as_json)
     say(planned.notes[0])
-    out = execute(planned.request, _subscribers(as_json), say=say, run_notes=planned.notes[1:])
+    for note in planned.notes[1:]:
+        say(note)
+    out = execute(planned.request, _subscribers(as_json), say=say)
     _finish(out, as_json, None)
 
 

@@ -59,6 +59,7 @@ class RunDetailScreen(Screen):
         self.detail: dict[str, Any] | None = None
         self.step_rows: list[dict[str, Any]] = []
         self.measurement_rows: list[dict[str, Any]] = []
+        self._compared: str | None = None  # the re-run last shown side by side with this run
 
     def compose(self) -> ComposeResult:
         yield Static("Run detail", classes="screen-title")
@@ -106,6 +107,21 @@ class RunDetailScreen(Screen):
                         ", ".join(f"{k}={v}" for k, v in (s["corner"] or {}).items()), str(s["attempt"]),
                         fmt.styled(s["outcome"] or "cut off"), fmt.duration(s["duration"]),
                         (s["message"] or "").splitlines()[0] if s["message"] else ""] for s in self.step_rows)
+
+    def on_screen_resume(self) -> None:
+        """Back from a re-run of this run: the old and the new run side by side."""
+        from labctl.tui.compare import CompareScreen
+
+        session = getattr(self.app, "run_session", None)
+        request = getattr(session, "request", None)
+        output = getattr(session, "output", None)
+        if (getattr(request, "rerun_of", None) == self.run_id and output is not None
+                and self._compared != output.result.run_id):
+            self._compared = output.result.run_id
+            self.app.push_screen(CompareScreen(self.run_id, output.result.run_id))
+
+    def action_refresh(self) -> None:
+        self.load()
 
     # -- actions ------------------------------------------------------------------------------
 
