@@ -30,6 +30,7 @@ from labctl.tui import fmt
 POLL_INTERVAL = 0.5  # seconds between store polls
 MEASUREMENT_ROWS = 200  # newest measurements kept in the table
 PLOT_WINDOW = 1200  # newest points per series kept for the plot
+PLOT_EVERY = 1.0  # seconds between plot redraws (a plot is the costliest thing to draw)
 RECENT = "1h"  # ended runs stay listed this long
 RUN_ROWS = 30
 
@@ -41,8 +42,10 @@ class SeriesWindow:
     def __init__(self, window: int = PLOT_WINDOW) -> None:
         self.window = window
         self.series: dict[str, tuple[deque[float], deque[float], str]] = {}
+        self.dirty = False  # points added since the plot was drawn
 
     def add(self, samples: list[dict[str, Any]]) -> None:
+        self.dirty = self.dirty or bool(samples)
         for s in samples:
             entry = self.series.get(s["series"])
             if entry is None:
@@ -52,6 +55,7 @@ class SeriesWindow:
 
     def clear(self) -> None:
         self.series.clear()
+        self.dirty = True
 
 
 class WatchScreen(Screen):
@@ -78,6 +82,10 @@ class WatchScreen(Screen):
         self.last_applied_at = 0.0
         self.newest_t: float | None = None  # wall time of the newest measurement shown
         self._generation = 0  # bumped when the operator picks a run: older polls are dropped
+        self._polling = False  # a poll is on its way
+        self._rows: deque[list[Any]] = deque(maxlen=MEASUREMENT_ROWS)  # the measurement table's rows
+        self._runs_shown: tuple[Any, ...] = ()
+        self._plotted_at = 0.0
 
     @property
     def station(self) -> str | None:
@@ -118,33 +126,45 @@ class WatchScreen(Screen):
 
     # -- polling (worker thread) ---------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="watch-poll")
     def poll(self) -> None:
+        """Start one poll of the store, unless one is still on its way (polls never overlap:
+        each continues from the cursor where the one before stopped)."""
+        if self._polling:
+            return
+        self._polling = True
+        self._poll(self._generation, self.following, self.cursor)
+
+    @work(thread=True, group="watch-poll")
+    def _poll(self, generation: int, following: str | None, cursor: Any) -> None:
         from labctl.store import query
 
-        generation = self._generation
         try:
             store = self.app.store
             runs = query.list_runs(store, station=self.station, since=RECENT, limit=RUN_ROWS)
             running = [r for r in runs if r["outcome"] == "running"]
-            following = self.following
+            current = following
             if not self.pinned and (following is None or (running and following not in {r["id"] for r in running})):
                 following = (running or runs or [{"id": None}])[0]["id"]
-            changes = cursor = None
+            changes = None
             if following is not None:
-                reset = following != self.following
-                changes, cursor = query.follow(store, following, None if reset else self.cursor)
+                changes, cursor = query.follow(store, following, None if following != current else cursor)
         except LabctlError as err:
             self.app.call_from_thread(self._problem, err.format())
+            return
+        except Exception as err:  # noqa: BLE001 - a database that went away: say so, poll again
+            self.app.call_from_thread(self._problem, f"the results database did not answer: "
+                                                     f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
             return
         self.app.call_from_thread(self._apply_poll, generation, runs, following, changes, cursor)
 
     def _apply_poll(self, generation: int, *args: Any) -> None:
+        self._polling = False
         if generation == self._generation:  # else the operator picked another run meanwhile
             self.apply(*args)
 
     def _problem(self, text: str) -> None:
-        self.query_one("#watch-run", Static).update(Text(text, style="bold red"))
+        self._polling = False
+        self.query_one("#watch-run", Static).update(Text(text + " (retrying)", style="bold red"))
 
     # -- applying one poll (UI thread): one batch of updates ------------------------------------
 
@@ -159,6 +179,8 @@ class WatchScreen(Screen):
             self._add_measurements(changes["measurements"])
             if changes["samples"]:
                 self.window.add(changes["samples"])
+            ended = changes["run"]["outcome"] != "running"
+            if self.window.dirty and (ended or time.monotonic() - self._plotted_at >= PLOT_EVERY):
                 self._draw_plot()
         self.applied += 1
         self.last_applied_at = time.monotonic()
@@ -169,10 +191,15 @@ class WatchScreen(Screen):
         self.window.clear()
         self.counts = {"measurements": 0, "FAIL": 0, "MARGINAL": 0}
         self.newest_t = None
+        self._rows.clear()
         self.query_one("#watch-measurements", DataTable).clear()
         self._draw_plot()
 
     def _show_runs(self, runs: list[dict[str, Any]]) -> None:
+        shown = (*((r["id"], r["outcome"]) for r in runs), self.following, self.pinned)
+        if shown == self._runs_shown:
+            return  # nothing changed: no rebuild
+        self._runs_shown = shown
         self.runs = runs
         where = f"station {self.station}" if self.station else "every station"
         running = sum(1 for r in runs if r["outcome"] == "running")
@@ -235,17 +262,19 @@ class WatchScreen(Screen):
         self.newest_t = ms[-1]["t"]
         table = self.query_one("#watch-measurements", DataTable)
         shown = ms[-MEASUREMENT_ROWS:]  # rows that would scroll out at once are never built
-        table.add_rows([fmt.clock(m["t"]), fmt.step_name(m["step_key"]),
-                        " ".join(filter(None, (m["name"], fmt.labels(m)))), fmt.value(m), fmt.limits(m),
-                        fmt.styled(m["verdict"])] for m in shown)
-        extra = table.row_count - MEASUREMENT_ROWS
-        if extra > 0:
-            for key in list(table.rows)[:extra]:
-                table.remove_row(key)
+        rows = [[fmt.clock(m["t"]), fmt.step_name(m["step_key"]), " ".join(filter(None, (m["name"], fmt.labels(m)))),
+                 fmt.value(m), fmt.limits(m), fmt.styled(m["verdict"])] for m in shown]
+        self._rows.extend(rows)
+        if table.row_count + len(rows) > MEASUREMENT_ROWS:
+            table.clear()  # one rebuild of the bounded window beats removing rows one by one
+            table.add_rows(self._rows)
+        else:
+            table.add_rows(rows)
         table.move_cursor(row=table.row_count - 1, scroll=True)
 
     def _draw_plot(self) -> None:
         widget = self.query_one("#watch-plot", PlotextPlot)
+        self._plotted_at, self.window.dirty = time.monotonic(), False
         plt = widget.plt
         plt.clear_data()
         plt.clear_figure()
