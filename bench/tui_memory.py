@@ -1,8 +1,8 @@
 """Does the watch screen's memory stay bounded over a 24-hour run? Feeds 24 simulated hours
 of a soak — 4 time series at 1 Hz and a measurement every 10 s — into the watch screen
 (headless, ``App.run_test``) one poll per simulated minute, exactly as it applies a poll from
-the store, letting the screen render as it goes. Prints the process RSS after 1 h and after
-24 h, the growth between them and their ratio, and the points the plot holds.
+the store, letting the screen render as it goes. Prints the process RSS after 1 h, every 6 h and
+after 24 h, the growth and the ratio 24 h / 1 h, and the points the plot holds.
 
     .venv/bin/python bench/tui_memory.py [--hours 24]
 
@@ -86,8 +86,8 @@ async def feed(hours: float) -> dict[str, float]:
             if m % 30 == 0:  # render twice per simulated hour
                 screen._draw_plot()
                 await pilot.pause()
-            if m + 1 == 60:
-                marks["1h"] = rss_mb()
+            if (m + 1) % 360 == 0 or m + 1 == 60:
+                marks[f"{(m + 1) // 60}h"] = rss_mb()
         await pilot.pause()
         marks["end"] = rss_mb()
         marks["seconds"] = time.monotonic() - began
@@ -106,6 +106,7 @@ def main() -> None:
     print(f"{args.hours:g} simulated hours fed in {r['seconds']:.1f} s: {samples:,} samples, "
           f"{int(r['measurements']):,} measurements")
     print(f"  RSS at start {r['start']:.1f} MB, after 1 h {r['1h']:.1f} MB, after {args.hours:g} h {r['end']:.1f} MB")
+    print("  every 6 h: " + ", ".join(f"{k} {v:.1f} MB" for k, v in r.items() if k.endswith("h")))
     print(f"  growth 1 h -> {args.hours:g} h: {r['end'] - r['1h']:+.1f} MB; ratio {r['end'] / r['1h']:.3f}")
     print(f"  the plot holds {int(r['points']):,} points ({len(SERIES)} series × {PLOT_WINDOW}); "
           f"the table {int(r['rows'])} rows")
