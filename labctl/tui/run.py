@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -87,7 +88,7 @@ class RunScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#steps-pane").border_title = "Steps"
-        self.query_one("#measurements-pane").border_title = "Measurements (current step)"
+        self.query_one("#measurements-pane").border_title = "Measurements"
         self.query_one("#plots-pane").border_title = "Plots"
         self.query_one("#interlocks-run-pane").border_title = "Interlocks"
         self.query_one("#log-pane").border_title = "Log"
@@ -142,7 +143,7 @@ class RunScreen(Screen[None]):
         steps, measurements, logs, prompts = self.model.take_changes()
         for key in sorted(steps, key=lambda k: list(self.model.steps).index(k)):
             self._render_step(key)
-        if measurements or (self.model.current != self._table_step and not self._all_measurements):
+        if measurements:
             self._render_measurements(measurements)
         log = self.query_one("#run-log", RichLog)
         if not self._show_io:
@@ -165,15 +166,19 @@ class RunScreen(Screen[None]):
 
     def _render_head(self) -> None:
         m = self.model
-        parts = [f"run {m.run_id}" if m.run_id else "run", m.plan, f"DUT {m.dut or '?'}", f"operator {m.operator or '?'}"]
-        counts = " ".join(f"{k} {v}" for k, v in sorted(m.counts.items()) if k != "NONE")
-        if counts:
-            parts.append(counts)
-        text = Text(" · ".join(p for p in parts if p))
+        text = Text()
         if m.outcome:
-            text.append(f"   {m.outcome.upper()}", style=self._style(STATUS_CLASS.get(m.outcome, "")))
+            text.append(f"{m.outcome.upper()} ", style=self._style(STATUS_CLASS.get(m.outcome, "")))
         elif self._aborting:
-            text.append("   ABORTING: teardown and safe state running", style=self._style("status-warn"))
+            text.append("ABORTING: teardown and safe state running ", style=self._style("status-warn"))
+        else:
+            text.append("RUNNING ", style=self._style("status-running"))
+        parts = [m.plan, f"DUT {m.dut or '?'}"]
+        for verdict in ("FAIL", "MARGINAL", "PASS"):
+            if m.counts.get(verdict):
+                parts.append(f"{verdict} {m.counts[verdict]}")
+        parts += [f"operator {m.operator or '?'}", f"run {m.run_id}" if m.run_id else ""]
+        text.append(" · ".join(p for p in parts if p))
         self.query_one("#run-head", Static).update(text)
 
     def _group_node(self, row: Any) -> TreeNode:
@@ -181,7 +186,7 @@ class RunScreen(Screen[None]):
         node = self._group_nodes.get(gid)
         if node is None:
             title = GROUP_TITLES.get(row.group) or self.model.corner_label(row.corner_index)
-            node = self.query_one("#steps", Tree).root.add(title, expand=True)
+            node = self.query_one("#steps", Tree).root.add(Text(title), expand=True)
             self._group_nodes[gid] = node
         return node
 
@@ -211,6 +216,8 @@ class RunScreen(Screen[None]):
             node.set_label(label)
 
     def _render_measurements(self, new: list[Any]) -> None:
+        """All measurements (``m``), or those of the step that measured last: the current
+        step's as they come, the previous step's until the current one has any."""
         table = self.query_one("#measurements", DataTable)
         rows: list[Any]
         if self._all_measurements:
@@ -218,21 +225,21 @@ class RunScreen(Screen[None]):
             if table.row_count + len(rows) > 1000:  # keep the table cheap: the newest 500
                 table.clear()
                 rows = list(self.model.measurements)[-500:]
-        elif self.model.outcome and self._table_step != "":
-            table.clear()  # the run is over: every measurement it made
-            self._table_step = ""
-            rows = list(self.model.measurements)[-500:]
-            self.query_one("#measurements-pane").border_title = "Measurements (whole run)"
-        elif self.model.outcome:
-            rows = []
         else:
-            current = self.model.current
-            if current != self._table_step:
+            latest = new[-1].step_key if new else self._table_step
+            if latest is None and self.model.measurements:
+                latest = self.model.measurements[-1].step_key
+            if latest != self._table_step:
                 table.clear()
-                self._table_step = current
-                rows = [m for m in self.model.measurements if m.step_key == current]
+                self._table_step = latest
+                rows = [m for m in self.model.measurements if m.step_key == latest]
+                row = self.model.steps.get(latest or "")
+                where = f"{row.step_id}" + (f", {self.model.corner_label(row.corner_index)}"
+                                            if row is not None and row.corner_index is not None else "") if row else ""
+                self.query_one("#measurements-pane").border_title = (
+                    f"Measurements ({escape(where)})" if where else "Measurements")
             else:
-                rows = [m for m in new if m.step_key == current]
+                rows = [m for m in new if m.step_key == latest]
         table.add_rows([self._measurement_row(m) for m in rows])
         if rows:
             table.move_cursor(row=table.row_count - 1, animate=False)
@@ -369,8 +376,8 @@ class RunScreen(Screen[None]):
         plt = widget.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.bar([f"L{lane}" for lane, _ in lanes], [math.log10(max(v, 1e-30)) for _l, v in lanes])
-        plt.title("BER per lane (log10)")
+        plt.bar([f"L{lane}" for lane, _ in lanes], [-math.log10(max(v, 1e-30)) for _l, v in lanes])
+        plt.title("BER per lane: -log10 (higher is better)")
         widget.refresh()
 
     # ------------------------------------------------------------------ prompts
@@ -449,8 +456,7 @@ class RunScreen(Screen[None]):
         table = self.query_one("#measurements", DataTable)
         table.clear()
         self._table_step = None
-        self.query_one("#measurements-pane").border_title = (
-            "Measurements (all)" if self._all_measurements else "Measurements (current step)")
+        self.query_one("#measurements-pane").border_title = "Measurements (all)" if self._all_measurements else "Measurements"
         if self._all_measurements:
             table.add_rows([self._measurement_row(m) for m in list(self.model.measurements)[-500:]])
         else:

@@ -99,7 +99,7 @@ class StartRunScreen(ModalScreen[None]):
         with Horizontal(classes="field-row"):
             yield Label(label, classes="field-label")
             yield Input(value=value, placeholder=placeholder, id=ident)
-        yield Static("", id=f"{ident}-error", classes="field-error")
+        yield Static("", id=f"{ident}-error", classes="field-error -empty")
 
     def on_mount(self) -> None:
         self.query_one("#dut", Input).focus()
@@ -135,7 +135,9 @@ class StartRunScreen(ModalScreen[None]):
         self.start_check = check
         for widget in self.query(".field-error"):
             ident = (widget.id or "").removesuffix("-error")
-            widget.update(check.field_errors.get(ident, ""))
+            error = check.field_errors.get(ident, "")
+            widget.update(error)
+            widget.set_class(not error, "-empty")
         lines = [f"✖ {b}" for b in check.blocking] + [f"▲ {w}" for w in check.warnings]
         pre = self.query_one("#start-preflight", Static)
         if check.ok:

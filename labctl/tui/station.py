@@ -63,13 +63,12 @@ class StationScreen(Screen[None]):
         self.query_one("#plans-pane").border_title = "Plans"
         self.query_one("#plan-detail").border_title = "Plan"
         inst = self.query_one("#instruments", DataTable)
-        inst.add_columns("Role", "Status", "Model", "IDN serial", "Asset", "Cal. due", "Error queue")
+        inst.add_columns("Role", "Status", "Error queue", "Cal. due", "Model", "IDN serial", "Asset")
         locks = self.query_one("#interlocks", DataTable)
         locks.add_columns("Interlock", "Value", "Limit")
         plans = self.query_one("#plans", DataTable)
         plans.add_columns("Plan", "Steps", "Corners", "Est.", "Roles", "From")
-        bench = self.app.bench
-        self.query_one("#station-head", Static).update(f"Station {bench.label}")
+        self._render_head(None)
         self.query_one("#dut", Static).update("DUT: reading the console…")
         plans.focus()
         if self.app.config.poll_interval > 0:
@@ -132,10 +131,12 @@ class StationScreen(Screen[None]):
         table.clear()
         for i in status.instruments:
             label, cls = STATUS_TEXT.get(i.status, (i.status, ""))
-            table.add_row(i.role, Text(label, style=_style(self, cls)), i.model or "—", i.serial or "—",
-                          i.asset_serial or "—", i.calibration_due or "—", i.errors or "—", key=i.role)
+            errors = Text(i.errors or "—", style=_style(self, "" if i.errors in ("empty", "") else "status-fail"))
+            table.add_row(i.role, Text(label, style=_style(self, cls)), errors, i.calibration_due or "—",
+                          i.model or "—", i.serial or "—", i.asset_serial or "—", key=i.role)
         for problem in status.problems:
             table.add_row("station", Text("✖ FAIL", style=_style(self, "status-fail")), problem, "", "", "", "")
+        self._render_head(status)
         dut = self.query_one("#dut", Static)
         if status.dut_serial:
             dut.update(f"DUT {status.dut_serial}\n{status.dut_detail}")
@@ -148,6 +149,25 @@ class StationScreen(Screen[None]):
         for lock in status.interlocks:
             cls = "status-ok" if lock.ok else "status-fail" if lock.ok is False else "status-warn"
             locks.add_row(lock.name, Text(lock.value, style=_style(self, cls)), lock.limit)
+
+    def _render_head(self, status: StationStatus | None) -> None:
+        """One line a bench engineer reads first: station, DUT, interlocks (all on 80 columns)."""
+        fixture = self.app.bench.fixture
+        head = Text(f"Station {fixture.station}")
+        if status is None:
+            head.append(" · reading the instruments…", style=_style(self, "status-dim"))
+        else:
+            head.append(" · DUT ")
+            head.append(status.dut_serial or "not answering", style=_style(self, "" if status.dut_serial else "status-fail"))
+            bad = len(status.blocking) + len(status.problems)
+            head.append(" · ")
+            head.append(f"{bad} instrument problem(s)" if bad else "instruments OK",
+                        style=_style(self, "status-fail" if bad else "status-ok"))
+            for lock in status.interlocks:
+                cls = "status-ok" if lock.ok else "status-fail" if lock.ok is False else "status-warn"
+                head.append(" · ")
+                head.append(f"{lock.signal} {lock.value}", style=_style(self, cls))
+        self.query_one("#station-head", Static).update(head)
 
     def watch_plans(self, entries: tuple[PlanEntry, ...]) -> None:
         table = self.query_one("#plans", DataTable)
