@@ -24,7 +24,8 @@ from labctl.tui.app import LabctlApp
 from labctl.tui.watch import PLOT_WINDOW, WatchScreen
 
 TCSS = Path(__file__).resolve().parents[1] / "labctl" / "tui" / "labctl.tcss"
-SERIES = ("chamber_temp", "die_temp", "vdd_core", "psu_current")
+SERIES = (("chamber_temp", "degC", 45.0, 5.0), ("die_temp", "degC", 60.0, 5.0), ("vdd_core", "V", 0.75, 0.01),
+          ("psu_current", "A", 3.2, 0.4))
 T0 = 1_795_000_000.0
 
 
@@ -61,8 +62,8 @@ def minute(m: int) -> tuple[dict, list[dict]]:
     run = {"id": "soak-24h", "plan_name": "thermal-soak", "plan_version": "1", "dut_serial": "EVT-0042",
            "station": "chamber-2", "outcome": "running", "started_at": T0, "ended_at": None, "message": ""}
     step = {"step_key": f"steps/soak@{m // 60}#1", "check": "thermal.soak", "outcome": None, "attempt": 1}
-    samples = [{"series": name, "t": t + s, "value": 45 + 5 * math.sin((t + s) / 600 + i), "unit": "degC"}
-               for s in range(60) for i, name in enumerate(SERIES)]
+    samples = [{"series": name, "t": t + s, "value": mid + swing * math.sin((t + s) / 600 + i), "unit": unit}
+               for s in range(60) for i, (name, unit, mid, swing) in enumerate(SERIES)]
     ms = [{"t": t + 10 * k, "step_key": step["step_key"], "name": "die_temp", "value": 60.0 + k * 0.1,
            "value_text": None, "unit": "degC", "low": None, "high": 85.0, "limit_text": "<= 85 degC",
            "labels": {}, "verdict": "PASS"} for k in range(6)]

@@ -57,12 +57,16 @@ class SeriesWindow:
         self.series.clear()
         self.dirty = True
 
+    def units(self) -> list[str]:
+        return list(dict.fromkeys(unit for _, _, unit in self.series.values()))
+
 
 class WatchScreen(Screen):
     BINDINGS = [
         Binding("enter", "pick", "Follow this run"),
         Binding("f", "follow_newest", "Follow newest"),
         Binding("d", "detail", "Detail"),
+        Binding("u", "next_unit", "Plot unit"),
         Binding("escape", "back", "Back", show=False),
     ]
 
@@ -86,6 +90,8 @@ class WatchScreen(Screen):
         self._rows: deque[list[Any]] = deque(maxlen=MEASUREMENT_ROWS)  # the measurement table's rows
         self._runs_shown: tuple[Any, ...] = ()
         self._plotted_at = 0.0
+        self._started_at: float | None = None  # the followed run's start (the plot's zero)
+        self.plot_unit: str | None = None  # the unit whose series are plotted (u cycles)
 
     @property
     def station(self) -> str | None:
@@ -217,6 +223,7 @@ class WatchScreen(Screen):
 
     def _show_run(self, changes: dict[str, Any]) -> None:
         run, steps = changes["run"], changes["steps"]
+        self._started_at = run["started_at"]
         head = Text()
         head.append(f"{run['plan_name']} v{run['plan_version']}", style="bold")
         head.append(f"  DUT {run['dut_serial'] or '-'}  station {run['station']}  run {fmt.short_id(run['id'])}  ")
@@ -278,12 +285,18 @@ class WatchScreen(Screen):
         plt = widget.plt
         plt.clear_data()
         plt.clear_figure()
-        if not self.window.series:
+        units = self.window.units()
+        if not units:
             plt.title("no time series yet")
-        for name, (ts, vs, unit) in self.window.series.items():
-            t0 = ts[0]
-            plt.plot([t - t0 for t in ts], list(vs), label=f"{name} ({unit})" if unit else name)
-        plt.xlabel("s")
+            widget.refresh()
+            return
+        unit = self.plot_unit if self.plot_unit in units else units[0]
+        start = self._started_at or min(ts[0] for ts, _, _ in self.window.series.values())
+        for name, (ts, vs, u) in self.window.series.items():
+            if u == unit:
+                plt.plot([(t - start) / 60 for t in ts], list(vs), label=name)
+        plt.title(f"{unit or 'no unit'}" + (f"   (u: {len(units)} units)" if len(units) > 1 else ""))
+        plt.xlabel("min since the run started")
         widget.refresh()
 
     # -- actions -------------------------------------------------------------------------------
@@ -299,6 +312,13 @@ class WatchScreen(Screen):
     @on(DataTable.RowSelected, "#watch-runs")
     def _picked(self, event: DataTable.RowSelected) -> None:
         self.action_pick()
+
+    def action_next_unit(self) -> None:
+        units = self.window.units()
+        if len(units) > 1:
+            current = self.plot_unit if self.plot_unit in units else units[0]
+            self.plot_unit = units[(units.index(current) + 1) % len(units)]
+            self._draw_plot()
 
     def action_follow_newest(self) -> None:
         self.pinned = False
