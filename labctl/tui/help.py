@@ -71,6 +71,7 @@ down in the dialog; when it expires the step fails as the plan says.
 | `enter` | follow the run under the cursor |
 | `f` | follow the newest running run again |
 | `d` | the followed run's detail |
+| `u` | plot the series of the next unit |
 """
 
 
