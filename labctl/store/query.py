@@ -352,7 +352,8 @@ class Cursor:
 def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dict[str, Any], Cursor]:
     """What a live view needs since ``cursor``: the run row (outcome, heartbeat), every step
     (small; outcomes change), the measurements, samples and logs committed since, and the
-    run's latest stored progress line (``progress``: step_key, text, fraction, t; or None).
+    run's latest stored progress line (``progress``: step_key, text, fraction, t; or None)
+    and the question it waits on (``prompt``: the newest unanswered prompt, or None).
 
         changes, cur = follow(store, run_id)
         while changes["run"]["outcome"] == "running":
@@ -379,10 +380,15 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dic
             select(T.logs.c.id, T.logs.c.step_key, T.logs.c.level, T.logs.c.message, T.logs.c.t)
             .where(T.logs.c.run_id == run_id, T.logs.c.id > cur.log).order_by(T.logs.c.id))]
         prog = conn.execute(select(T.progress).where(T.progress.c.run_id == run_id)).first()
+        asked = conn.execute(select(T.prompts.c.step_key, T.prompts.c.prompt_id, T.prompts.c.text, T.prompts.c.choices,
+                                    T.prompts.c.t)
+                             .where(T.prompts.c.run_id == run_id, T.prompts.c.answered_at.is_(None))
+                             .order_by(T.prompts.c.session.desc(), T.prompts.c.seq.desc()).limit(1)).first()
     new = Cursor(
         measurement=ms[-1]["id"] if ms else cur.measurement,
         sample=ss[-1]["id"] if ss else cur.sample,
         log=ls[-1]["id"] if ls else cur.log,
     )
     return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls,
-            "progress": dict(prog._mapping) if prog is not None else None}, new
+            "progress": dict(prog._mapping) if prog is not None else None,
+            "prompt": dict(asked._mapping) if asked is not None else None}, new

@@ -246,12 +246,17 @@ class WatchScreen(Screen):
         line.append(f"steps {done['PASS']} passed, {done['FAIL']} failed, {done['ERROR']} error · "
                     f"{self.counts['measurements'] + len(changes['measurements'])} measurements")
         self.query_one("#watch-step", Static).update(line)
-        progress = changes.get("progress")
-        live = (progress is not None and current is not None and run["outcome"] == "running"
-                and progress["step_key"] == current["step_key"])
+        progress, prompt = changes.get("progress"), changes.get("prompt")
+        running = current is not None and run["outcome"] == "running"
+        live = running and progress is not None and progress["step_key"] == current["step_key"]
         bar = self.query_one("#watch-progress", ProgressBar)
         wait = self.query_one("#watch-wait", Static)
-        if live:
+        if running and prompt is not None and prompt["step_key"] == current["step_key"]:
+            choices = f" [{' / '.join(prompt['choices'])}]" if prompt.get("choices") else ""
+            bar.update(total=None)
+            wait.update(f"waiting for the operator at the bench: {prompt['text']}{choices}")
+            live = True
+        elif live:
             bar.update(total=1.0 if progress["fraction"] is not None else None, progress=progress["fraction"] or 0.0)
             wait.update(progress["text"])
         else:
