@@ -19,7 +19,8 @@ from labctl.cli._common import db_option_callback
 @click.option("--station", help="watch mode: only runs of this station (default: this fixture's station)")
 @click.option("--all-stations", is_flag=True, help="watch mode: runs of every station writing to the database")
 @click.option("--operator", help="operator name recorded with runs started here (default: login name)")
-def tui(fixture, db, plan_dirs, watch, station, all_stations, operator) -> None:
+@click.option("--light", is_flag=True, help="light colours, for a terminal with a light background (ctrl+t toggles)")
+def tui(fixture, db, plan_dirs, watch, station, all_stations, operator, light) -> None:
     """The terminal front panel: station status, plans, live runs, history.
 
     Keys: ? help, s station, h history, w watch, q quit (a run in progress is aborted to the
@@ -38,7 +39,7 @@ def tui(fixture, db, plan_dirs, watch, station, all_stations, operator) -> None:
     if station and all_stations:
         raise UsageError("--station and --all-stations exclude each other", hint="give one of them")
     config = TuiConfig(fixture=fixture, db=db, plans=tuple(plan_dirs), watch=watch, station=station,
-                       all_stations=all_stations, operator=operator)
+                       all_stations=all_stations, operator=operator, light=light)
     bench = Bench(fixture)  # a bad fixture stops here with file:line: message (exit 4), before the screen
     code = LabctlApp(config, bench=bench).run()
     sys.exit(int(code or 0))

@@ -57,6 +57,7 @@ class LabctlApp(App[int]):
         Binding("h", "mode('history')", "History"),
         Binding("w", "mode('watch')", "Watch"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("ctrl+t", "toggle_light", "Light/dark", show=False),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
@@ -64,6 +65,8 @@ class LabctlApp(App[int]):
     def __init__(self, config: TuiConfig | None = None, *, bench: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.config = config or TuiConfig()
+        if self.config.light:
+            self.theme = "textual-light"
         if bench is None:
             from labctl.tui.bench import Bench
 
@@ -112,6 +115,10 @@ class LabctlApp(App[int]):
             self.notify(f"the {mode} screen is not part of this build", severity="warning")
             return
         self.switch_mode(mode)
+
+    def action_toggle_light(self) -> None:
+        """Light or dark colours (a terminal with a light background reads the light theme best)."""
+        self.theme = "textual-dark" if self.theme == "textual-light" else "textual-light"
 
     def action_help(self) -> None:
         from labctl.tui.help import HelpScreen

@@ -15,5 +15,6 @@ class TuiConfig:
     all_stations: bool = False  # watch: every station writing to the database
     operator: str | None = None  # recorded with runs started here (default: login name)
     time_scale: float | None = None  # simulated bench: override the fixture's time scale (tests, demos)
+    light: bool = False  # start with the light theme (terminals with a light background)
     poll_interval: float = 2.0  # seconds between station status polls
     extra: dict[str, str] = field(default_factory=dict)  # free room for screens added later

@@ -21,6 +21,7 @@ A front panel for the bench: the station, its plans, and the run in progress.
 | `w` | watch runs in progress (this database) |
 | `?` / `F1` | this help |
 | `q` | quit (during a run: asks, then aborts to the safe state) |
+| `ctrl+t` | light / dark colours (`labctl tui --light` starts light) |
 | `ctrl+p` | command palette |
 
 ## Station screen

@@ -131,7 +131,8 @@ class StationScreen(Screen[None]):
         table.clear()
         for i in status.instruments:
             label, cls = STATUS_TEXT.get(i.status, (i.status, ""))
-            errors = Text(i.errors or "—", style=_style(self, "" if i.errors in ("empty", "") else "status-fail"))
+            shown = i.errors if len(i.errors) <= 36 else i.errors[:35] + "…"
+            errors = Text(shown or "—", style=_style(self, "" if i.errors in ("empty", "") else "status-fail"))
             table.add_row(i.role, Text(label, style=_style(self, cls)), errors, i.calibration_due or "—",
                           i.model or "—", i.serial or "—", i.asset_serial or "—", key=i.role)
         for problem in status.problems:

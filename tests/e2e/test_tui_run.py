@@ -163,3 +163,25 @@ async def test_quitting_during_a_run_asks_then_aborts_to_the_safe_state(tmp_path
         assert app.return_value == 3  # what `labctl tui` exits with
         assert _psu_output(lab.addresses["psu"]) == "0"
     assert db_rows(tmp_path, "select outcome from runs") == [("aborted",)]
+
+
+@pilot_test
+async def test_a_hung_instrument_counts_down_and_the_screen_stays_live(tmp_path):
+    app = make_app(tmp_path, isolated_fixture(tmp_path, time_scale=600))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await start_plan(pilot, "tui-hung")
+        run = next(s for s in app.screen_stack if type(s).__name__ == "RunScreen")
+        await screen_shown(pilot, "PromptDialog", "#choice-0")
+        app.bench.lab.inject({"fault": "instrument_timeout", "role": "dmm"})  # the DMM stops answering
+        await pilot.click("#choice-0")
+        progress = run.query_one("#run-progress-text", Static)
+        await wait_for(pilot, lambda: "no reply for" in str(progress.render()), "the call in flight to show")
+        shown = str(progress.render())
+        assert shown.startswith("core (measure)") and "dmm: " in shown and "timeout in" in shown, shown
+        await pilot.press("m")  # the UI answers keys while the engine is blocked in the instrument call
+        assert run.query_one("#measurements-pane").border_title == "Measurements (all)"
+        await wait_for(pilot, lambda: app.run_session.finished, "the run to end")
+        await pilot.pause(0.3)
+        core = run.model.steps["steps/core"]
+        assert core.status == "ERROR" and "no answer within 3 s" in core.message, core.message
+        assert "no reply for" not in str(progress.render())

@@ -6,6 +6,7 @@ at the report."""
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Input
 
 from labctl.tui import LabctlApp, TuiConfig
 from labctl.tui.catalog import load_catalog
@@ -36,9 +37,15 @@ def test_start_form(snap_compare, size):
         await _station(pilot)
         pilot.app.screen.query_one("#plans").move_cursor(row=3)  # smoke
         await pilot.press("r")
-        await pilot.pause(0.5)
-        await pilot.app.screen.workers.wait_for_complete()
-        await pilot.pause()
+        form = pilot.app.screen
+        for _ in range(100):  # until the pre-flight of the form as it stands is shown
+            await pilot.pause(0.05)
+            if form.start_check is not None and form.query_one("#start-preflight").render().plain:
+                break
+        await form.workers.wait_for_complete()
+        for field in form.query(Input):
+            field.cursor_blink = False  # a blinking cursor would make the snapshot depend on timing
+        await pilot.pause(0.2)
 
     assert snap_compare(_app(), terminal_size=size, run_before=before)
 
@@ -69,3 +76,8 @@ def test_run_screen_mid_soak(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_help_screen(snap_compare, size):
     assert snap_compare(_app(), terminal_size=size, press=["question_mark"])
+
+
+def test_station_screen_light(snap_compare):
+    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice", light=True))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_station)
