@@ -20,6 +20,7 @@ from labctl.console import format_value
 from labctl.errors import LabctlError
 from labctl.tui import fmt
 from labctl.tui.detail import run_summary
+from labctl.tui.station import STATUS_CLASSES
 
 
 def _shown(v: Any, unit: str) -> str:
@@ -27,6 +28,7 @@ def _shown(v: Any, unit: str) -> str:
 
 
 class CompareScreen(Screen):
+    COMPONENT_CLASSES = STATUS_CLASSES
     BINDINGS = [
         Binding("x", "swap", "Swap"),
         Binding("escape", "back", "Back"),
@@ -66,29 +68,28 @@ class CompareScreen(Screen):
             a, b = (query.run_detail(self.app.store, r)["run"] for r in (self.run_a, self.run_b))
             rows = query.compare_runs(self.app.store, a["id"], b["id"])
         except LabctlError as err:
-            self.app.call_from_thread(self.query_one("#compare-a", Static).update, Text(err.format(), style="bold red"))
+            self.app.call_from_thread(self.query_one("#compare-a", Static).update, Text(err.format(), style=fmt.status_style(self, "status-fail")))
             return
         self.app.call_from_thread(self._show, a, b, rows)
 
     def _nothing(self, run: dict[str, Any]) -> None:
         self.query_one("#compare-a", Static).update(Text(
             f"no earlier run of DUT {run.get('dut_serial') or '(no serial)'} to compare run "
-            f"{fmt.short_id(run['id'])} with: mark a run in History (m) and compare (c)", style="yellow"))
+            f"{fmt.short_id(run['id'])} with: mark a run in History (m) and compare (c)", style=fmt.status_style(self, "status-warn")))
 
     def _show(self, a: dict[str, Any], b: dict[str, Any], rows: list[dict[str, Any]]) -> None:
         self.rows = rows
-        self.query_one("#compare-a", Static).update(Text("A  ", style="bold").append_text(run_summary(a)))
-        self.query_one("#compare-b", Static).update(Text("B  ", style="bold").append_text(run_summary(b)))
+        self.query_one("#compare-a", Static).update(Text("A  ", style="bold").append_text(run_summary(a, self)))
+        self.query_one("#compare-b", Static).update(Text("B  ", style="bold").append_text(run_summary(b, self)))
         table = self.query_one(DataTable)
         table.clear()
         table.add_rows(self._cells(r) for r in rows)
 
-    @staticmethod
-    def _cells(r: dict[str, Any]) -> list[Any]:
+    def _cells(self, r: dict[str, Any]) -> list[Any]:
         verdicts = Text()
-        verdicts.append_text(fmt.styled(r["verdict_a"]))
+        verdicts.append_text(fmt.styled(r["verdict_a"], self))
         verdicts.append(" → ")
-        verdicts.append_text(fmt.styled(r["verdict_b"]))
+        verdicts.append_text(fmt.styled(r["verdict_b"], self))
         if r["changed"]:
             verdicts.stylize("reverse", 0, len(verdicts))
         step = r["step"].partition("/")[2] or r["step"]

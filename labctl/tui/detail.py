@@ -19,15 +19,17 @@ from textual.widgets import DataTable, Footer, Static
 
 from labctl.errors import LabctlError
 from labctl.tui import fmt
+from labctl.tui.station import STATUS_CLASSES
 
 
-def run_summary(run: dict[str, Any], steps: list[dict[str, Any]] | None = None) -> Text:
-    """Two lines about a run: what ran where on which board, and how it ended."""
+def run_summary(run: dict[str, Any], widget: Any, steps: list[dict[str, Any]] | None = None) -> Text:
+    """Two lines about a run: what ran where on which board, and how it ended (``widget``: the
+    screen whose status classes colour it)."""
     text = Text()
     text.append(f"run {run['id']}", style="bold")
     text.append(f"  plan {run['plan_name']} v{run.get('plan_version') or '?'}  DUT {run.get('dut_serial') or '-'}"
                 f"  station {run['station']}  operator {run.get('operator') or '-'}\n")
-    text.append_text(fmt.styled(run["outcome"]))
+    text.append_text(fmt.styled(run["outcome"], widget))
     ended = run.get("ended_at")
     text.append(f"  started {fmt.when(run['started_at'])}  "
                 f"took {fmt.duration(ended - run['started_at']) if ended else '-'}")
@@ -36,15 +38,16 @@ def run_summary(run: dict[str, Any], steps: list[dict[str, Any]] | None = None) 
         counts = {o: sum(1 for s in plan_steps if s["outcome"] == o) for o in ("PASS", "FAIL", "ERROR")}
         text.append(f"  steps {counts['PASS']} passed, {counts['FAIL']} failed, {counts['ERROR']} error")
     if run.get("rerun_of"):
-        text.append(f"  re-run of {fmt.short_id(run['rerun_of'])}", style="cyan")
+        text.append(f"  re-run of {fmt.short_id(run['rerun_of'])}", style=fmt.status_style(widget, "status-running"))
     if (run.get("sessions") or 1) > 1:
-        text.append(f"  resumed ({run['sessions']} sessions)", style="yellow")
+        text.append(f"  resumed ({run['sessions']} sessions)", style=fmt.status_style(widget, "status-warn"))
     if run.get("message"):
-        text.append(f"\n{run['message']}", style="dim")
+        text.append(f"\n{run['message']}", style=fmt.status_style(widget, "status-dim"))
     return text
 
 
 class RunDetailScreen(Screen):
+    COMPONENT_CLASSES = STATUS_CLASSES
     BINDINGS = [
         Binding("p", "compare_previous", "Compare previous"),
         Binding("f", "rerun_failed", "Re-run failed"),
@@ -86,26 +89,26 @@ class RunDetailScreen(Screen):
             detail = query.run_detail(self.app.store, self.run_id)
         except LabctlError as err:
             self.app.call_from_thread(self.query_one("#detail-summary", Static).update,
-                                      Text(err.format(), style="bold red"))
+                                      Text(err.format(), style=fmt.status_style(self, "status-fail")))
             return
         self.app.call_from_thread(self._show, detail)
 
     def _show(self, detail: dict[str, Any]) -> None:
         self.detail = detail
         self.run_id = detail["run"]["id"]
-        self.query_one("#detail-summary", Static).update(run_summary(detail["run"], detail["steps"]))
+        self.query_one("#detail-summary", Static).update(run_summary(detail["run"], self, detail["steps"]))
         ms = self.query_one("#detail-measurements", DataTable)
         ms.clear()
         self.measurement_rows = detail["measurements"]
-        ms.add_rows([fmt.styled(m["verdict"]), fmt.step_name(m["step_key"]),
+        ms.add_rows([fmt.styled(m["verdict"], self), fmt.step_name(m["step_key"]),
                      " ".join(filter(None, (m["name"], fmt.labels(m)))), fmt.value(m), fmt.limits(m),
-                     fmt.margin(m)] for m in self.measurement_rows)
+                     fmt.margin(m, self)] for m in self.measurement_rows)
         steps = self.query_one("#detail-steps", DataTable)
         steps.clear()
         self.step_rows = [s for s in detail["steps"] if s["check"] != "safe_state" or s["outcome"] != "PASS"]
-        steps.add_rows([fmt.step_name(s["step_key"]) if s["final"] else Text(fmt.step_name(s["step_key"]), style="dim"),
+        steps.add_rows([fmt.step_name(s["step_key"]) if s["final"] else Text(fmt.step_name(s["step_key"]), style=fmt.status_style(self, "status-dim")),
                         ", ".join(f"{k}={v}" for k, v in (s["corner"] or {}).items()), str(s["attempt"]),
-                        fmt.styled(s["outcome"] or "cut off"), fmt.duration(s["duration"]),
+                        fmt.styled(s["outcome"] or "cut off", self), fmt.duration(s["duration"]),
                         (s["message"] or "").splitlines()[0] if s["message"] else ""] for s in self.step_rows)
 
     def on_screen_resume(self) -> None:

@@ -1,5 +1,9 @@
 """How the TUI's history, detail, compare and watch screens write values: times, durations,
-measured values against their limits, outcomes and verdicts (as rich Text, styled by kind)."""
+measured values against their limits, outcomes and verdicts.
+
+Colours come from the stylesheet: an outcome or verdict is styled with the screen's
+component class for it (``status-ok``, ``status-fail`` …, labctl.tcss), read through
+:func:`status_style`, so the light and the dark theme both read well."""
 
 from __future__ import annotations
 
@@ -10,17 +14,25 @@ from rich.text import Text
 
 from labctl.console import format_value
 
-OUTCOME_STYLE = {
-    "passed": "bold green", "failed": "bold red", "error": "bold magenta", "aborted": "bold yellow",
-    "interrupted": "yellow", "running": "bold cyan",
-    "PASS": "green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIPPED": "dim", "ABORTED": "yellow",
-    "MARGINAL": "yellow", "NONE": "dim",
+#: outcome or verdict -> the stylesheet's component class that colours it
+STATUS_CLASS = {
+    "passed": "status-ok", "PASS": "status-ok",
+    "failed": "status-fail", "error": "status-fail", "FAIL": "status-fail", "ERROR": "status-fail",
+    "aborted": "status-warn", "interrupted": "status-warn", "ABORTED": "status-warn", "MARGINAL": "status-warn",
+    "running": "status-running",
+    "SKIPPED": "status-dim", "NONE": "status-dim",
 }
 
 
-def styled(word: str | None) -> Text:
+def status_style(widget: Any, component: str) -> Any:
+    """The rich style of one of the stylesheet's status classes, for ``widget`` (a screen that
+    lists them in ``COMPONENT_CLASSES``)."""
+    return widget.get_component_rich_style(component, partial=True) if component else ""
+
+
+def styled(word: str | None, widget: Any) -> Text:
     """An outcome or a verdict in its colour ("-" when there is none)."""
-    return Text(word or "-", style=OUTCOME_STYLE.get(word or "", ""))
+    return Text(word or "-", style=status_style(widget, STATUS_CLASS.get(word or "", "")))
 
 
 def when(t: float | None) -> str:
@@ -69,7 +81,7 @@ def limits(m: dict[str, Any]) -> str:
     return f"{format_value(low) if low is not None else ''}..{format_value(high) if high is not None else ''}"
 
 
-def margin(m: dict[str, Any]) -> Text:
+def margin(m: dict[str, Any], widget: Any) -> Text:
     """How far the value is inside its nearest limit (negative: outside), with the unit."""
     v, low, high = m.get("value"), m.get("low"), m.get("high")
     if not isinstance(v, float | int) or (low is None and high is None):
@@ -77,7 +89,7 @@ def margin(m: dict[str, Any]) -> Text:
     gaps = [g for g in ((v - low) if low is not None else None, (high - v) if high is not None else None)
             if g is not None]
     gap = min(gaps)
-    return Text(f"{gap:+.3g} {m.get('unit') or ''}".rstrip(), style="bold red" if gap < 0 else "")
+    return Text(f"{gap:+.3g} {m.get('unit') or ''}".rstrip(), style=status_style(widget, "status-fail") if gap < 0 else "")
 
 
 def step_name(step_key: str | None) -> str:

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from labctl.errors import LabctlError
 from labctl.tui import fmt
+from labctl.tui.station import STATUS_CLASSES
 
 FILTERS = (("plan", "plan"), ("dut", "DUT"), ("station", "station"), ("outcome", "outcome"), ("since", "since"))
 LIMIT = 500  # runs shown at most (newest first)
@@ -28,6 +29,7 @@ LIMIT = 500  # runs shown at most (newest first)
 class HistoryScreen(Screen):
     """Recent runs; the first screen of the bring-up loop (find the board's runs, open, compare)."""
 
+    COMPONENT_CLASSES = STATUS_CLASSES
     BINDINGS = [
         Binding("enter", "open", "Detail", show=True),
         Binding("m", "mark", "Mark"),
@@ -73,7 +75,7 @@ class HistoryScreen(Screen):
         self.app.call_from_thread(self._show, rows)
 
     def _show_error(self, text: str) -> None:
-        self.query_one("#history-status", Static).update(Text(text, style="bold red"))
+        self.query_one("#history-status", Static).update(Text(text, style=fmt.status_style(self, "status-fail")))
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
@@ -98,7 +100,7 @@ class HistoryScreen(Screen):
             steps += f" {r['steps_error']}!"
         note = "re-run of " + fmt.short_id(r["rerun_of"], 8) if r.get("rerun_of") else (
             f"{r['sessions']} sessions" if (r.get("sessions") or 1) > 1 else "")
-        return ["◆" if r["id"] == self.marked else "", fmt.when(r["started_at"]), fmt.styled(r["outcome"]),
+        return ["◆" if r["id"] == self.marked else "", fmt.when(r["started_at"]), fmt.styled(r["outcome"], self),
                 r["plan_name"], r["dut_serial"] or "-", r["station"], steps, fmt.duration(r["duration"]),
                 fmt.short_id(r["id"]), note]
 

@@ -18,11 +18,13 @@ from textual.widgets import Footer, Static
 
 from labctl.errors import LabctlError
 from labctl.tui import fmt
+from labctl.tui.station import STATUS_CLASSES
 
 
 class RerunConfirm(Screen):
     """A short screen that works out the re-run and asks before anything is powered."""
 
+    COMPONENT_CLASSES = STATUS_CLASSES
     BINDINGS = [Binding("y", "yes", "Re-run"), Binding("escape,n", "no", "Cancel")]
 
     def __init__(self, run: dict[str, Any], steps: list[str] | None) -> None:
@@ -52,7 +54,7 @@ class RerunConfirm(Screen):
         self.app.call_from_thread(self._ask, plan)
 
     def _refused(self, text: str) -> None:
-        self.query_one("#rerun-question", Static).update(Text(text + "\n\nescape: back", style="bold red"))
+        self.query_one("#rerun-question", Static).update(Text(text + "\n\nescape: back", style=fmt.status_style(self, "status-fail")))
 
     def _ask(self, plan: Any) -> None:
         self.plan = plan
@@ -63,7 +65,7 @@ class RerunConfirm(Screen):
                     "as a new run that references it.\nThe steps that establish the board's state run first; "
                     "teardown and the safe state run as always.")
         for note in plan.notes[1:]:
-            text.append(f"\n{note}", style="yellow")
+            text.append(f"\n{note}", style=fmt.status_style(self, "status-warn"))
         text.append("\n\ny: re-run   n / escape: cancel")
         self.query_one("#rerun-question", Static).update(text)
 

@@ -26,6 +26,7 @@ from textual_plotext import PlotextPlot
 
 from labctl.errors import LabctlError
 from labctl.tui import fmt
+from labctl.tui.station import STATUS_CLASSES
 
 POLL_INTERVAL = 0.5  # seconds between store polls
 MEASUREMENT_ROWS = 200  # newest measurements kept in the table
@@ -62,6 +63,7 @@ class SeriesWindow:
 
 
 class WatchScreen(Screen):
+    COMPONENT_CLASSES = STATUS_CLASSES
     BINDINGS = [
         Binding("enter", "pick", "Follow this run"),
         Binding("f", "follow_newest", "Follow newest"),
@@ -170,7 +172,7 @@ class WatchScreen(Screen):
 
     def _problem(self, text: str) -> None:
         self._polling = False
-        self.query_one("#watch-run", Static).update(Text(text + " (retrying)", style="bold red"))
+        self.query_one("#watch-run", Static).update(Text(text + " (retrying)", style=fmt.status_style(self, "status-fail")))
 
     # -- applying one poll (UI thread): one batch of updates ------------------------------------
 
@@ -215,8 +217,8 @@ class WatchScreen(Screen):
         table = self.query_one("#watch-runs", DataTable)
         cursor = table.cursor_row
         table.clear()
-        table.add_rows([Text("▶ ", style="bold") + fmt.styled(r["outcome"]) if r["id"] == self.following
-                        else fmt.styled(r["outcome"]), r["station"], r["dut_serial"] or "-", r["plan_name"],
+        table.add_rows([Text("▶ ", style="bold") + fmt.styled(r["outcome"], self) if r["id"] == self.following
+                        else fmt.styled(r["outcome"], self), r["station"], r["dut_serial"] or "-", r["plan_name"],
                         fmt.clock(r["started_at"]), fmt.short_id(r["id"])] for r in runs)
         if runs:
             table.move_cursor(row=min(cursor, len(runs) - 1), scroll=False)
@@ -227,12 +229,12 @@ class WatchScreen(Screen):
         head = Text()
         head.append(f"{run['plan_name']} v{run['plan_version']}", style="bold")
         head.append(f"  DUT {run['dut_serial'] or '-'}  station {run['station']}  run {fmt.short_id(run['id'])}  ")
-        head.append_text(fmt.styled(run["outcome"]))
+        head.append_text(fmt.styled(run["outcome"], self))
         ended = run.get("ended_at")
         took = (ended or time.time()) - run["started_at"]
         head.append(f"  {fmt.duration(took)}")
         if run["outcome"] != "running" and run.get("message"):
-            head.append(f"\n{run['message']}", style="dim")
+            head.append(f"\n{run['message']}", style=fmt.status_style(self, "status-dim"))
         self.query_one("#watch-run", Static).update(head)
         plan_steps = [s for s in steps if s["check"] != "safe_state"]
         done = {o: sum(1 for s in plan_steps if s["outcome"] == o) for o in ("PASS", "FAIL", "ERROR")}
@@ -275,7 +277,7 @@ class WatchScreen(Screen):
         table = self.query_one("#watch-measurements", DataTable)
         shown = ms[-MEASUREMENT_ROWS:]  # rows that would scroll out at once are never built
         rows = [[fmt.clock(m["t"]), fmt.step_name(m["step_key"]), " ".join(filter(None, (m["name"], fmt.labels(m)))),
-                 fmt.value(m), fmt.limits(m), fmt.styled(m["verdict"])] for m in shown]
+                 fmt.value(m), fmt.limits(m), fmt.styled(m["verdict"], self)] for m in shown]
         self._rows.extend(rows)
         if table.row_count + len(rows) > MEASUREMENT_ROWS:
             table.clear()  # one rebuild of the bounded window beats removing rows one by one
