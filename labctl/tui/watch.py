@@ -284,7 +284,8 @@ class WatchScreen(Screen):
             table.add_rows(self._rows)
         else:
             table.add_rows(rows)
-        table.move_cursor(row=table.row_count - 1, scroll=True)
+        # to the newest row once the table has its new size (rows added before a layout)
+        table.call_after_refresh(table.move_cursor, row=table.row_count - 1, scroll=True)
 
     def _draw_plot(self) -> None:
         widget = self.query_one("#watch-plot", PlotextPlot)

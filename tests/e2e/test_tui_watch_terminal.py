@@ -30,14 +30,14 @@ def test_labctl_tui_watch_in_a_terminal_follows_a_headless_run(labctl, tmp_path)
     bench, db = isolated_fixture(tmp_path, time_scale=600), tmp_path / "results.db"
     sock = f"labctl-watch-{uuid.uuid4().hex[:8]}"
     rc_file = tmp_path / "rc"
-    cmd = (f"{sys.executable} -m labctl tui --watch --fixture {bench} --db {db}; echo $? > {rc_file}; sleep 30")
+    cmd = (f"env -u COLUMNS -u LINES {sys.executable} -m labctl tui --watch --fixture {bench} --db {db}; echo $? > {rc_file}; sleep 30")
     subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-s", "watch", "-x", "120", "-y", "36", cmd], check=True)
     try:
         _wait_for(sock, "Watch · station", "waiting for a run")
         run = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", str(db), "--dut", "SIM-GOLD-0001")
         assert run.returncode == 0, run.stdout + run.stderr
         shown = _wait_for(sock, "smoke v1.0", "SIM-GOLD-0001", "passed")
-        assert "VDD_CORE" in shown  # the run's measurements, read from the database
+        assert "VDD_CORE" in shown, shown  # the run's measurements, read from the database
         subprocess.run(["tmux", "-L", sock, "send-keys", "-t", "watch", "q"], check=True)
         end = time.monotonic() + 20
         while not rc_file.exists() and time.monotonic() < end:
