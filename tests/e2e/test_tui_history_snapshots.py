@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from tuikit import ScreenApp, history_db, settle, use_utc
+from tuikit import ScreenApp, history_db, rows_shown, use_utc
 
 from labctl.tui.detail import RunDetailScreen
 from labctl.tui.history import HistoryScreen
@@ -20,10 +20,10 @@ def db(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_history_screen(snap_compare, db, size):
-    assert snap_compare(ScreenApp(db, HistoryScreen), terminal_size=size, run_before=settle)
+    assert snap_compare(ScreenApp(db, HistoryScreen), terminal_size=size, run_before=rows_shown("#history-runs"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_run_detail_screen(snap_compare, db, size):
     app = ScreenApp(db, lambda: RunDetailScreen("1a0b0c0d00000001"))
-    assert snap_compare(app, terminal_size=size, run_before=settle)
+    assert snap_compare(app, terminal_size=size, run_before=rows_shown("#detail-steps"))

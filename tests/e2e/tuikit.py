@@ -108,3 +108,19 @@ async def settle(pilot, rounds: int = 3) -> None:
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def rows_shown(selector: str):
+    """A ``run_before`` for snapshots: settled, and the table ``selector`` has its rows drawn."""
+
+    async def wait(pilot) -> None:
+        from textual.widgets import DataTable
+
+        for _ in range(100):
+            await settle(pilot, 1)
+            if pilot.app.screen.query_one(selector, DataTable).row_count:
+                break
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    return wait
