@@ -4,7 +4,8 @@ line) into a real SQLite file through the Recorder, as `labctl run` does; the TU
 screen (headless, ``App.run_test``) follows the run through the store.
 
 Prints, for an idle run and under load:
-  * event lag: wall time from a measurement's event to the poll that put it on screen;
+  * event lag: wall time from each measurement's event to the poll that put it on screen
+    (a step's measurements are committed at its end, and polls come every 0.5 s);
   * update time: UI-thread time to apply one poll (one batch: rows, counters, plot);
   * frame latency: how late a 20 ms UI timer fires (what a key press waits for);
 and the ratio loaded / idle of the frame latency.
@@ -41,7 +42,7 @@ class TimedWatch(WatchScreen):
     """The watch screen, timing each poll it applies."""
 
     def __init__(self) -> None:
-        super().__init__(all_stations=True, poll_interval=0.25)
+        super().__init__(all_stations=True)  # the default poll interval (0.5 s)
         self.update_times: list[float] = []
         self.lags: list[float] = []
 
@@ -49,8 +50,9 @@ class TimedWatch(WatchScreen):
         began = time.perf_counter()
         super().apply(runs, following, changes, cursor)
         self.update_times.append(time.perf_counter() - began)
-        if changes and changes["measurements"]:
-            self.lags.append(time.time() - changes["measurements"][-1]["t"])
+        if changes:  # every measurement's lag, from its event to the screen
+            now = time.time()
+            self.lags.extend(now - m["t"] for m in changes["measurements"])
 
 
 class BenchApp(App):

@@ -32,6 +32,7 @@ POLL_INTERVAL = 0.5  # seconds between store polls
 MEASUREMENT_ROWS = 200  # newest measurements kept in the table
 PLOT_WINDOW = 1200  # newest points per series kept for the plot
 PLOT_EVERY = 1.0  # seconds between plot redraws (a plot is the costliest thing to draw)
+PLOT_POINTS = 300  # points per series drawn (the window is thinned to this)
 RECENT = "1h"  # ended runs stay listed this long
 RUN_ROWS = 30
 
@@ -301,8 +302,9 @@ class WatchScreen(Screen):
         unit = self.plot_unit if self.plot_unit in units else units[0]
         start = self._started_at or min(ts[0] for ts, _, _ in self.window.series.values())
         for name, (ts, vs, u) in self.window.series.items():
-            if u == unit:
-                plt.plot([(t - start) / 60 for t in ts], list(vs), label=name)
+            if u == unit:  # at most PLOT_POINTS per series: a terminal plot has ~2 dots per column
+                step = max(1, len(ts) // PLOT_POINTS)
+                plt.plot([(t - start) / 60 for t in list(ts)[::step]], list(vs)[::step], label=name)
         plt.title(f"{unit or 'no unit'}" + (f"   (u: {len(units)} units)" if len(units) > 1 else ""))
         plt.xlabel("min since the run started")
         widget.refresh()
