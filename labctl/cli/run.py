@@ -54,9 +54,13 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, all
     """
     from labctl.launch import RunRequest, execute
     from labctl.plan.loader import parse_overrides
+    from labctl.terminal_prompt import terminal_prompter
 
+    # on a terminal, without --answers, prompts are asked there (the plan's timeout: applies)
+    asker = terminal_prompter(operator) if answers is None and not as_json else None
     req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
-                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
+                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired,
+                     prompt_handler=asker)
     out = execute(req, _subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, junit)
 

@@ -260,17 +260,16 @@ class StepContext:
         if self._prompt_handler is None:
             raise PromptUnanswered(f"step {self.step_id} asks {text!r} but nobody can answer",
                                    hint="pass --answers FILE with an answer for this prompt id")
-        if timeout is None:
-            answer, source = self._prompt_handler(prompt_id, text, tuple(choices))
-        else:
-            answer, source = self._bounded_prompt(prompt_id, text, tuple(choices), timeout)
+        answer, source = self._bounded_prompt(prompt_id, text, tuple(choices), timeout)
         self.bus.publish(PromptAnswered(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,
                                         prompt_id=prompt_id, answer=answer, source=source))
         return answer
 
-    def _bounded_prompt(self, prompt_id: str, text: str, choices: tuple[str, ...], timeout: float) -> tuple[str, str]:
-        """Run the prompt handler in a helper thread and wait for it at most ``timeout``
-        wall seconds, checking for an abort between short waits."""
+    def _bounded_prompt(self, prompt_id: str, text: str, choices: tuple[str, ...],
+                        timeout: float | None) -> tuple[str, str]:
+        """Run the prompt handler in a helper thread and wait for it (at most ``timeout``
+        wall seconds when given), checking for an abort between short waits: a person who
+        does not answer never keeps a run from aborting."""
         import time
 
         handler = self._prompt_handler
@@ -287,12 +286,12 @@ class StepContext:
                 done.set()
 
         threading.Thread(target=ask, name=f"labctl-prompt-{prompt_id}", daemon=True).start()
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout if timeout is not None else None
         try:
-            while not done.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+            while not done.wait(0.1 if deadline is None else min(0.1, max(0.0, deadline - time.monotonic()))):
                 if self.enforce_abort:
                     self.abort.raise_if_requested()
-                if time.monotonic() >= deadline:
+                if deadline is not None and time.monotonic() >= deadline:
                     raise PromptTimeout(
                         f"prompt {prompt_id}: nobody answered {text!r} within {timeout:g} s",
                         hint="answer sooner, raise the prompt's timeout:, or answer it with --answers FILE")

@@ -78,10 +78,12 @@ class TuiPrompter:
         return True
 
     def cancel(self, prompt_id: str) -> None:
-        """Called by the engine when the prompt's timeout expired (or the step ended)."""
+        """Called by the engine when the prompt's timeout expired or the run is aborting."""
         with self._lock:
             pending = self._pending.get(prompt_id)
-        self.session.push(PromptCancelled(prompt_id, "nobody answered within the prompt's timeout"))
+        aborting = self.session.abort_controller.requested
+        self.session.push(PromptCancelled(prompt_id, "the run is aborting" if aborting
+                                          else "nobody answered within the prompt's timeout"))
         if pending is not None:
             pending[0].set()
 
