@@ -17,7 +17,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from labctl.console import format_value
-from labctl.errors import LabctlError
 from labctl.tui import fmt
 from labctl.tui.detail import run_summary
 from labctl.tui.station import STATUS_CLASSES
@@ -67,8 +66,9 @@ class CompareScreen(Screen):
                 self.run_a = before["id"]
             a, b = (query.run_detail(self.app.store, r)["run"] for r in (self.run_a, self.run_b))
             rows = query.compare_runs(self.app.store, a["id"], b["id"])
-        except LabctlError as err:
-            self.app.call_from_thread(self.query_one("#compare-a", Static).update, Text(err.format(), style=fmt.status_style(self, "status-fail")))
+        except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
+            self.app.call_from_thread(self.query_one("#compare-a", Static).update,
+                                      Text(fmt.problem(err), style=fmt.status_style(self, "status-fail")))
             return
         self.app.call_from_thread(self._show, a, b, rows)
 

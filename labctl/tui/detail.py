@@ -17,7 +17,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from labctl.errors import LabctlError
 from labctl.tui import fmt
 from labctl.tui.station import STATUS_CLASSES
 
@@ -87,9 +86,9 @@ class RunDetailScreen(Screen):
 
         try:
             detail = query.run_detail(self.app.store, self.run_id)
-        except LabctlError as err:
+        except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
             self.app.call_from_thread(self.query_one("#detail-summary", Static).update,
-                                      Text(err.format(), style=fmt.status_style(self, "status-fail")))
+                                      Text(fmt.problem(err), style=fmt.status_style(self, "status-fail")))
             return
         self.app.call_from_thread(self._show, detail)
 

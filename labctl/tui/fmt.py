@@ -35,6 +35,17 @@ def styled(word: str | None, widget: Any) -> Text:
     return Text(word or "-", style=status_style(widget, STATUS_CLASS.get(word or "", "")))
 
 
+def problem(err: Exception) -> str:
+    """One line for a failed store read: a labctl error as it formats itself; anything else
+    (a database that went away mid-query) as what it is."""
+    from labctl.errors import LabctlError
+
+    if isinstance(err, LabctlError):
+        return err.format()
+    first = str(err).splitlines()[0] if str(err) else ""
+    return f"the results database did not answer: {type(err).__name__}: {first}".rstrip(": ")
+
+
 def when(t: float | None) -> str:
     """Local wall-clock time of a record: ``2026-11-30 14:02``."""
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t)) if t is not None else "-"

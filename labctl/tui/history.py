@@ -18,7 +18,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from labctl.errors import LabctlError
 from labctl.tui import fmt
 from labctl.tui.station import STATUS_CLASSES
 
@@ -69,8 +68,8 @@ class HistoryScreen(Screen):
 
         try:
             rows = query.list_runs(self.app.store, limit=LIMIT, **self.filters)
-        except LabctlError as err:
-            self.app.call_from_thread(self._show_error, err.format())
+        except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
+            self.app.call_from_thread(self._show_error, fmt.problem(err))
             return
         self.app.call_from_thread(self._show, rows)
 

@@ -16,7 +16,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from labctl.errors import LabctlError
 from labctl.tui import fmt
 from labctl.tui.station import STATUS_CLASSES
 
@@ -48,8 +47,8 @@ class RerunConfirm(Screen):
         config = self.app.config
         try:
             plan = plan_rerun(self.run["id"], self.steps, db=config.db, fixture=config.fixture, store=self.app.store)
-        except LabctlError as err:
-            self.app.call_from_thread(self._refused, err.format())
+        except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
+            self.app.call_from_thread(self._refused, fmt.problem(err))
             return
         self.app.call_from_thread(self._ask, plan)
 

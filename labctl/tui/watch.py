@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual_plotext import PlotextPlot
 
-from labctl.errors import LabctlError
 from labctl.tui import fmt
 from labctl.tui.station import STATUS_CLASSES
 
@@ -157,12 +156,8 @@ class WatchScreen(Screen):
             changes = None
             if following is not None:
                 changes, cursor = query.follow(store, following, None if following != current else cursor)
-        except LabctlError as err:
-            self.app.call_from_thread(self._problem, err.format())
-            return
         except Exception as err:  # noqa: BLE001 - a database that went away: say so, poll again
-            self.app.call_from_thread(self._problem, f"the results database did not answer: "
-                                                     f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
+            self.app.call_from_thread(self._problem, fmt.problem(err))
             return
         self.app.call_from_thread(self._apply_poll, generation, runs, following, changes, cursor)
 

@@ -62,3 +62,31 @@ def test_the_wait_line_and_an_open_prompt_reach_the_watcher(tmp_path):
     finally:
         rec.close()
         store.close()
+
+
+def test_a_database_that_fails_mid_watch_is_said_on_the_screen_and_the_watcher_keeps_polling(tmp_path):
+    import psycopg
+
+    from labctl.store.testing import postgres_admin_url, temporary_database
+
+    with temporary_database("postgresql", tmp_path) as url:
+        schema = url.rsplit("search_path%3D", 1)[1]
+
+        async def scenario():
+            app = ScreenApp(url, lambda: WatchScreen(all_stations=True, poll_interval=0.1))
+            async with app.run_test(size=(120, 36)) as pilot:
+                await settle(pilot)
+                screen = app.screen
+                assert "waiting for a run" in str(screen.query_one("#watch-run", Static).render())
+                with psycopg.connect(postgres_admin_url(), autocommit=True) as conn:
+                    conn.execute(f'DROP TABLE "{schema}".runs CASCADE')  # the results are gone under it
+                end = time.monotonic() + 10
+                shown = ""
+                while "did not answer" not in shown and time.monotonic() < end:
+                    await settle(pilot, 1)
+                    shown = str(screen.query_one("#watch-run", Static).render())
+                assert "the results database did not answer: ProgrammingError" in shown and "(retrying)" in shown
+                await pilot.pause(0.5)  # later polls fail the same way: the app goes on, the line stays
+                assert app.is_running and "did not answer" in str(screen.query_one("#watch-run", Static).render())
+
+        asyncio.run(scenario())
