@@ -22,7 +22,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # a measurement missed its limits
     ERROR = 2  # the plan or an instrument broke during the run
     ABORTED = 3  # operator or safety monitor aborted
-    BAD_INPUT = 4  # bad invocation, plan or fixture; also "not implemented yet"
+    BAD_INPUT = 4  # bad invocation, plan or fixture
 
 
 @dataclass(frozen=True)
@@ -126,12 +126,6 @@ class ValidationErrors(LabctlError, ValueError):
 
 class UsageError(LabctlError, ValueError):
     """The command line itself is wrong (bad option value, missing file)."""
-
-    exit_code = ExitCode.BAD_INPUT
-
-
-class NotImplementedYet(LabctlError, NotImplementedError):
-    """A documented command whose implementation lands in a later release."""
 
     exit_code = ExitCode.BAD_INPUT
 

@@ -3,6 +3,9 @@
 # and run the whole test suite. Exits non-zero if any test fails or if no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the TUI's terminal test runs `labctl tui` inside tmux
+command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; } \
+  || { echo "tmux is needed by tests/e2e/test_tui_tmux.py: install it (apt-get install tmux)" >&2; exit 1; }
 PY=${PYTHON:-python3}
 # The HTML report's browser tests drive the system Chromium (never a downloaded browser build).
 if ! command -v chromium >/dev/null 2>&1; then

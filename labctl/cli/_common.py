@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 import click
-
-from labctl import __version__
-from labctl.errors import NotImplementedYet
-
-
-def not_implemented(command: str, meanwhile: str) -> NoReturn:
-    """Placeholder for a documented command that is still to come (exit 4); ``meanwhile``
-    says what a user can do today instead."""
-    raise NotImplementedYet(
-        f"`labctl {command}` is not implemented yet in labctl {__version__}",
-        hint=f"meanwhile {meanwhile}",
-    )
 
 
 def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:

@@ -57,9 +57,13 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_p
     """
     from labctl.launch import RunRequest, execute
     from labctl.plan.loader import parse_overrides
+    from labctl.terminal_prompt import terminal_prompter
 
+    # on a terminal, without --answers, prompts are asked there (the plan's timeout: applies)
+    asker = terminal_prompter(operator) if answers is None and not as_json else None
     req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
-                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
+                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired,
+                     prompt_handler=asker)
     out = execute(req, _subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, junit, db, report_path)
 
@@ -135,6 +139,31 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
     out = resume_run(run_id, force=force, db=db, fixture=fixture, answers=answers,
                      preflight=not no_preflight, allow_expired=allow_expired,
                      subscribers=_subscribers(as_json), say=_say(as_json))
+    _finish(out, as_json, None)
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--step", "steps", multiple=True, metavar="STEP",
+              help="a step to re-run: its id (every corner) or group/id@corner (default: the failed steps)")
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--fixture", "-f", help="station file (default: the simulated bench)")
+@click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
+@click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
+@click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)")
+def rerun(run_id, steps, db, fixture, as_json, answers, no_preflight) -> None:
+    """Re-run steps of a finished run (default: the failed ones) on the board now on the fixture,
+    as a new run that references it (docs/running.md, "Re-running steps")."""
+    from labctl.launch import execute
+    from labctl.rerun import plan_rerun
+
+    planned = plan_rerun(run_id, steps or None, db=db, fixture=fixture, answers=answers)
+    planned.request.preflight = not no_preflight
+    say = _say(as_json)
+    say(planned.notes[0])
+    for note in planned.notes[1:]:
+        say(note)
+    out = execute(planned.request, _subscribers(as_json), say=say)
     _finish(out, as_json, None)
 
 

@@ -14,8 +14,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from labctl.errors import StoreError
 
-HEAD = "0002"  # the newest revision in migrations/versions (a unit test checks it)
-KNOWN = ("0001", "0002")
+HEAD = "0003"  # the newest revision in migrations/versions (a unit test checks it)
+KNOWN = ("0001", "0002", "0003")
 VERSION_TABLE = "alembic_version"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _PG_LOCK_KEY = 0x6C616263746C  # "labctl"

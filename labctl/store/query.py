@@ -118,7 +118,7 @@ def _runs_select(filters: RunFilters) -> Select:
         T.runs.c.id, T.runs.c.started_at, T.runs.c.ended_at, T.runs.c.outcome, T.runs.c.plan_name,
         T.runs.c.plan_version, T.runs.c.plan_hash, T.runs.c.station, T.runs.c.slot, T.runs.c.dut_serial,
         T.runs.c.operator, T.runs.c.labctl_version, T.runs.c.host, T.runs.c.pid, T.runs.c.sessions,
-        T.runs.c.resumed_from, T.runs.c.message,
+        T.runs.c.resumed_from, T.runs.c.rerun_of, T.runs.c.message,
         _count_steps("PASS").label("steps_passed"), _count_steps("FAIL").label("steps_failed"),
         _count_steps("ERROR").label("steps_error"),
     ).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
@@ -251,6 +251,36 @@ def run_detail(store: Store, run_id: str) -> dict[str, Any]:
     return {"run": run, "steps": step_rows(store, run_id), "measurements": ms, **child}
 
 
+def previous_run(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The same DUT's run before this one (the bring-up loop: rework, re-run, compare): of the
+    same plan if there is one, else of any plan; None without a DUT serial or an earlier run."""
+    run_id = find_run(store, run_id)
+    with store.read_engine.connect() as conn:
+        this = conn.execute(select(T.runs.c.dut_serial, T.runs.c.plan_name, T.runs.c.started_at)
+                            .where(T.runs.c.id == run_id)).one()
+        if not this.dut_serial:
+            return None
+        base = (select(T.runs.c.id).where(T.runs.c.dut_serial == this.dut_serial, T.runs.c.id != run_id,
+                                          or_(T.runs.c.started_at < this.started_at,
+                                              and_(T.runs.c.started_at == this.started_at, T.runs.c.id < run_id)))
+                .order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc()).limit(1))
+        found = (conn.execute(base.where(T.runs.c.plan_name == this.plan_name)).scalar()
+                 or conn.execute(base).scalar())
+    if found is None:
+        return None
+    return next(iter(list_runs_by_id(store, [found])), None)
+
+
+def list_runs_by_id(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
+    """The :func:`list_runs` rows of the given runs (newest first)."""
+    q = _runs_select(None, None, None, None, None, None).where(T.runs.c.id.in_(run_ids))
+    with store.read_engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(q)]
+    for r in rows:
+        r["duration"] = (r["ended_at"] - r["started_at"]) if r["ended_at"] is not None else None
+    return rows
+
+
 def _measure_key(m: dict[str, Any]) -> tuple[Any, ...]:
     labels = m.get("labels") or {}
     return (split_step_key(m["step_key"])[0], m["name"], tuple(sorted(labels.items())))
@@ -349,7 +379,9 @@ class Cursor:
 
 def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dict[str, Any], Cursor]:
     """What a live view needs since ``cursor``: the run row (outcome, heartbeat), every step
-    (small; outcomes change), and the measurements, samples and logs committed since.
+    (small; outcomes change), the measurements, samples and logs committed since, and the
+    run's latest stored progress line (``progress``: step_key, text, fraction, t; or None)
+    and the question it waits on (``prompt``: the newest unanswered prompt, or None).
 
         changes, cur = follow(store, run_id)
         while changes["run"]["outcome"] == "running":
@@ -375,9 +407,16 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dic
         ls = [dict(r._mapping) for r in conn.execute(
             select(T.logs.c.id, T.logs.c.step_key, T.logs.c.level, T.logs.c.message, T.logs.c.t)
             .where(T.logs.c.run_id == run_id, T.logs.c.id > cur.log).order_by(T.logs.c.id))]
+        prog = conn.execute(select(T.progress).where(T.progress.c.run_id == run_id)).first()
+        asked = conn.execute(select(T.prompts.c.step_key, T.prompts.c.prompt_id, T.prompts.c.text, T.prompts.c.choices,
+                                    T.prompts.c.t)
+                             .where(T.prompts.c.run_id == run_id, T.prompts.c.answered_at.is_(None))
+                             .order_by(T.prompts.c.session.desc(), T.prompts.c.seq.desc()).limit(1)).first()
     new = Cursor(
         measurement=ms[-1]["id"] if ms else cur.measurement,
         sample=ss[-1]["id"] if ss else cur.sample,
         log=ls[-1]["id"] if ls else cur.log,
     )
-    return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls}, new
+    return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls,
+            "progress": dict(prog._mapping) if prog is not None else None,
+            "prompt": dict(asked._mapping) if asked is not None else None}, new

@@ -70,11 +70,13 @@ runs = Table(
     Column("heartbeat_interval", Double, nullable=False),
     Column("resumed_from", String(64)),  # a new run that continues another one
     Column("sessions", Integer, nullable=False, server_default="1"),  # 1 + number of resumes
+    Column("rerun_of", String(64)),  # a run that re-ran steps of an earlier run (revision 0003)
     Index(None, "started_at"),
     Index(None, "outcome"),
     Index(None, "plan_name"),
     Index(None, "dut_serial"),
     Index(None, "station"),
+    Index(None, "rerun_of"),
 )
 
 # One row per process that wrote into a run: session 0 is the original, 1.. are resumes.
@@ -240,6 +242,18 @@ io_log = _run_child(
     Column("elapsed_s", Double),
 )
 
+# The latest progress or wait line of each run ("chamber 43.1 → 45.0 degC, stable 20 s of 2 min"),
+# overwritten at most twice a second by the recorder, so a watcher elsewhere sees it (revision 0003).
+progress = Table(
+    "progress",
+    metadata,
+    Column("run_id", String(64), ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("step_key", String(300), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("fraction", Double),
+    Column("t", Double, nullable=False),
+)
+
 ALL_TABLES = (
     runs,
     run_sessions,
@@ -252,4 +266,5 @@ ALL_TABLES = (
     instrument_errors,
     attachments,
     io_log,
+    progress,
 )

@@ -91,6 +91,8 @@ def test_a_database_of_revision_0001_is_migrated_and_its_runs_stay_readable(tmp_
     engine.dispose()
     with open_store(path, mark_interrupted=False) as store:
         with store.read_engine.connect() as conn:
-            assert migrate.current_revision(conn) == migrate.HEAD == "0002"
+            assert migrate.current_revision(conn) == migrate.HEAD == "0003"
         detail = query.run_detail(store, "old1")
+        changes, _ = query.follow(store, "old1")
     assert [(s["step_id"], s["duration"], s["duration_sim"]) for s in detail["steps"]] == [("a", 1.0, None)]
+    assert detail["run"]["rerun_of"] is None and changes["progress"] is None  # revision 0003: empty
