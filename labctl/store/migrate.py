@@ -100,10 +100,10 @@ def check(engine: Engine, where: str, read_engine: Engine | None = None) -> Sche
         return SchemaStatus(HEAD, _recorded_compat(engine))
     if status.revision is None:
         raise StoreError(f"the PostgreSQL database {where} has no labctl schema yet",
-                         hint=f"create it once, as a user that may create tables: labctl db upgrade --db '{where}'")
+                         hint="create it once, as a user that may create tables: `labctl db upgrade` with the same --db")
     raise StoreError(
         f"the results database {where} has schema revision {status.revision}; this labctl needs {HEAD}",
-        hint=f"run `labctl db upgrade --db '{where}'` once for the lab (stations on the older labctl keep working)",
+        hint="run `labctl db upgrade` with the same --db, once for the lab (stations on the older labctl keep working)",
     )
 
 
@@ -140,7 +140,7 @@ def upgrade(engine: Engine, where: str, to: str = "head") -> tuple[str | None, s
         return before, target
 
 
-def upgrade_location(url_or_path: str, to: str = "head") -> tuple[str, str | None, str | None]:
+def upgrade_location(url_or_path: str | None, to: str = "head") -> tuple[str, str | None, str | None]:
     """:func:`upgrade` of the database at ``--db`` (a path or URL); returns (where, before, after)."""
     from sqlalchemy import create_engine
     from sqlalchemy.exc import SQLAlchemyError

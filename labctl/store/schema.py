@@ -288,7 +288,8 @@ jobs = Table(
     Column("plan_name", String(200), nullable=False),
     Column("plan_file", Text, nullable=False),  # the file name it was submitted as
     Column("plan_text", Text, nullable=False),  # what runs is what was submitted
-    Column("plan_sha256", String(64), nullable=False),  # of plan_text
+    Column("plan_files", Json),  # included files: path relative to plan_file's folder -> text
+    Column("plan_sha256", String(64), nullable=False),  # the plan's hash as a run records it
     Column("parameters", Json),  # --set NAME=VALUE
     Column("dut_serial", String(200)),
     Column("station", String(200)),  # target station, or NULL with a station class

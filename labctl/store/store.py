@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from labctl.errors import StoreError
+from labctl.errors import StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
@@ -152,7 +152,7 @@ class Store:
                 self.mark_interrupted()
         except SQLAlchemyError as exc:
             self.close()
-            raise StoreError(
+            raise StoreUnreachable(
                 f"cannot open the results database {self.display_url}: {_reason(exc)}",
                 hint="check --db / $LABCTL_DB, that the server is up and that you may write there",
             ) from exc

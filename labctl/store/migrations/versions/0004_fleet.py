@@ -52,6 +52,7 @@ def upgrade() -> None:
         sa.Column("plan_name", sa.String(length=200), nullable=False),
         sa.Column("plan_file", sa.Text(), nullable=False),
         sa.Column("plan_text", sa.Text(), nullable=False),
+        sa.Column("plan_files", sa.JSON(none_as_null=True), nullable=True),
         sa.Column("plan_sha256", sa.String(length=64), nullable=False),
         sa.Column("parameters", sa.JSON(none_as_null=True), nullable=True),
         sa.Column("dut_serial", sa.String(length=200), nullable=True),
