@@ -205,7 +205,9 @@ class Agent:
 
     def _db_down(self, err: BaseException) -> None:
         if self.db_ok:
-            self.say(f"results database unreachable ({type(err).__name__}): claiming nothing until it is back")
+            reason = str(getattr(err, "orig", None) or err).strip().splitlines()
+            self.say(f"results database unreachable ({type(err).__name__}: {reason[0] if reason else '-'}): "
+                     "claiming nothing until it is back")
         self.db_ok = False
 
     def _db_back(self) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, false, func, or_, select, update
 from sqlalchemy.engine import Row
 
 from labctl.errors import PlanError, UsageError, ValidationErrors
@@ -170,8 +170,8 @@ def cancel(store: Store, job_id: int, by: str | None = None) -> str:
 
 
 def _claimable(station: str, classes: list[str]) -> Any:
-    target = or_(jobs.c.station == station,
-                 and_(jobs.c.station.is_(None), jobs.c.station_class.in_(classes or ["\x00"])))
+    by_class = and_(jobs.c.station.is_(None), jobs.c.station_class.in_(classes)) if classes else false()
+    target = or_(jobs.c.station == station, by_class)
     bound = or_(jobs.c.run_id.is_(None), jobs.c.portable, jobs.c.claimed_by == station)
     return and_(jobs.c.state == "queued", target, bound)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-for helper_dir in (HERE, HERE.parent / "store"):
+for helper_dir in (HERE, HERE.parent / "store", HERE.parent / "engine"):
     if str(helper_dir) not in sys.path:
         sys.path.insert(0, str(helper_dir))
 
