@@ -8,9 +8,18 @@ import signal
 import time
 
 import pytest
-from fleet_support import SLOW, AgentProcess, job_rows, open_db, reference_measurements, station_fixture, \
-    station_row, submit_many, wait_for
 from engine_support import ServedLab, assert_bench_safe
+from fleet_support import (
+    SLOW,
+    AgentProcess,
+    job_rows,
+    open_db,
+    reference_measurements,
+    station_fixture,
+    station_row,
+    submit_many,
+    wait_for,
+)
 from sqlalchemy import select
 
 from labctl.fleet import queue, registry

@@ -8,7 +8,15 @@ import os
 from collections import Counter
 
 import pytest
-from fleet_support import SHORT, AgentProcess, job_rows, reference_measurements, run_counts, station_fixture, submit_many
+from fleet_support import (
+    SHORT,
+    AgentProcess,
+    job_rows,
+    reference_measurements,
+    run_counts,
+    station_fixture,
+    submit_many,
+)
 
 N_AGENTS = 8
 N_JOBS = 1000 if os.environ.get("LABCTL_FULL") == "1" else 200
