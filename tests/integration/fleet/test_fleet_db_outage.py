@@ -9,8 +9,16 @@ import time
 from collections import Counter
 
 import pytest
-from fleet_support import SLOW, AgentProcess, job_rows, reference_measurements, run_counts, station_fixture, \
-    submit_many, wait_for
+from fleet_support import (
+    SLOW,
+    AgentProcess,
+    job_rows,
+    reference_measurements,
+    run_counts,
+    station_fixture,
+    submit_many,
+    wait_for,
+)
 from tcpproxy import TcpProxy
 
 
