@@ -271,7 +271,7 @@ stations = Table(
     Column("instruments", Json),  # role -> {driver, resource, idn, asset_serial, calibration_due}
     Column("calibration_due", String(32)),  # the soonest of its instruments
     Column("labctl_version", String(32), nullable=False, server_default=""),
-    Column("state", String(16), nullable=False),  # idle | running | waiting | stopped
+    Column("state", String(16), nullable=False),  # idle | running | stopped
     Column("current_job", BigInteger),
     Column("current_run", String(64)),
     Column("current_step", String(300)),
