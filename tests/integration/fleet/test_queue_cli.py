@@ -9,7 +9,15 @@ import signal
 import subprocess
 
 import pytest
-from fleet_support import SHORT, SLOW, AgentProcess, job_rows, station_fixture, station_row, wait_for
+from fleet_support import (
+    SHORT,
+    SLOW,
+    AgentProcess,
+    job_rows,
+    station_fixture,
+    station_row,
+    wait_for,
+)
 
 from tests.conftest import run_labctl
 

@@ -111,3 +111,14 @@ def test_a_database_of_revision_0001_is_migrated_and_its_runs_stay_readable(tmp_
             assert migrate.current_revision(conn) == migrate.HEAD
         detail = query.run_detail(store, "old1")
     assert [(s["step_id"], s["duration"], s["duration_sim"]) for s in detail["steps"]] == [("a", 1.0, None)]
+
+
+def test_compatibility_walks_back_only_over_expanding_migrations(tmp_path, monkeypatch):
+    """A contracting migration stops the walk: code older than it cannot use the schema."""
+    changes = {"0002": "contract", "0004": "expand"}
+    monkeypatch.setattr(migrate, "migration_change", lambda rev: changes[rev])
+    with open_store(tmp_path / "a.db") as store:
+        assert store.schema.compatible_with == "0002"
+    changes["0004"] = "contract"
+    with open_store(tmp_path / "b.db") as store:
+        assert store.schema.compatible_with == "0004"
