@@ -62,4 +62,6 @@ def stations(db: str | None, fmt: str, watch: bool, interval: float) -> None:
             return
         _console().print(_render(rows))
         return
+    if fmt == "csv":  # one line per station: the instruments stay in the JSON
+        rows = [{k: v for k, v in r.items() if k != "instruments"} for r in rows]
     _emit_records([{**r, "heartbeat_at": _iso(r["heartbeat_at"]), "since": _iso(r["since"])} for r in rows], fmt)

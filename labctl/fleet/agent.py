@@ -163,6 +163,7 @@ class Agent:
                 info = registry.StationInfo.from_fixture(self.fixture, self.fixture_path, self._fixture_text(),
                                                          self.classes)
                 registry.register(self.store, info, self.agent_id, os.getpid(), self.heartbeat_interval)
+                self._identify(info)
                 return True
             except StoreUnreachable as err:
                 if self.store is not None:
@@ -174,6 +175,30 @@ class Agent:
                 self._wake.wait(self.poll)
                 self._wake.clear()
         return False
+
+    def _identify(self, info: registry.StationInfo) -> None:
+        """Read every instrument's identity (the station pre-flight, nothing powered) into the
+        registry; a problem is shown there and in the log — each job runs its own pre-flight."""
+        from labctl.instruments import open_station
+        from labctl.instruments.preflight import preflight
+        from labctl.launch import make_clock, simulated_lab
+
+        try:
+            clock = make_clock(self.fixture)
+            with simulated_lab(self.fixture, None, clock, []), open_station(self.fixture, clock=clock) as station:
+                report = preflight(self.fixture, station=station, allow_expired=self.allow_expired)
+        except Exception as err:  # noqa: BLE001 - an unreachable instrument is reported, not fatal
+            report, problem = None, f"pre-flight could not run: {err}".splitlines()[0]
+        roles = {k: dict(v) for k, v in info.instruments.items()}
+        if report is not None:
+            for row in report.rows:
+                if row.role in roles:
+                    roles[row.role]["idn"] = row.identity
+            bad = [f"{r.role}: {'; '.join(r.problems)}" for r in report.rows if r.problems]
+            problem = ("pre-flight: " + " | ".join(bad)) if bad else ""
+        if problem:
+            self.say(problem)
+        registry.heartbeat(self.store, self.station, self.agent_id, instruments=roles, message=problem)
 
     def _fixture_text(self) -> str:
         from labctl.resources import resolve_data_path

@@ -130,7 +130,8 @@ def list_stations(store: Store, now: float | None = None) -> list[dict[str, Any]
             "job": r.current_job if alive else None, "plan": plans.get(r.current_job) if alive else None,
             "run": r.current_run if alive else None, "step": r.current_step if alive else None,
             "calibration_due": due, "calibration_overdue": bool(due and due < dt.date.today().isoformat()),
-            "queued": queued, "classes": list(r.classes or []), "labctl_version": r.labctl_version,
+            "queued": queued, "classes": list(r.classes or []), "instruments": dict(r.instruments or {}),
+            "labctl_version": r.labctl_version,
             "message": r.message,
         })
     return out

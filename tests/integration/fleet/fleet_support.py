@@ -118,13 +118,21 @@ def job_rows(url: str) -> list[Any]:
         store.close()
 
 
-def station_row(url: str, station: str) -> Any:
+def _first(url: str, query: Any) -> Any:
     store = open_db(url)
     try:
         with store.read_engine.connect() as conn:
-            return conn.execute(select(stations).where(stations.c.id == station)).first()
+            return conn.execute(query).first()
     finally:
         store.close()
+
+
+def station_row(url: str, station: str) -> Any:
+    return _first(url, select(stations).where(stations.c.id == station))
+
+
+def run_row(url: str, run_id: str) -> Any:
+    return _first(url, select(runs).where(runs.c.id == run_id))
 
 
 def run_counts(url: str) -> tuple[int, dict[str, int], dict[str, str], dict[str, int]]:

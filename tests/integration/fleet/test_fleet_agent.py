@@ -15,31 +15,21 @@ from fleet_support import (
     job_rows,
     open_db,
     reference_measurements,
+    run_row,
     station_fixture,
     station_row,
     submit_many,
     wait_for,
 )
-from sqlalchemy import select
 
 from labctl.fleet import queue, registry
 from labctl.sim.testing import served_lab
-from labctl.store.schema import runs
 from labctl.store.testing import verify_after_kill
 
 
 def _in_step(url: str, station: str, marker: str):
     row = station_row(url, station)
     return row is not None and row.current_step is not None and marker in row.current_step
-
-
-def _run(url: str, run_id: str):
-    store = open_db(url)
-    try:
-        with store.read_engine.connect() as conn:
-            return conn.execute(select(runs).where(runs.c.id == run_id)).first()
-    finally:
-        store.close()
 
 
 @pytest.mark.postgres
@@ -79,7 +69,7 @@ def test_an_agent_killed_mid_job_resumes_it_with_nothing_lost_or_twice(tmp_path,
         store.close()
     assert check.outcome == "passed" and check.duplicated_steps == []
     assert sum(check.measurement_counts.values()) == total  # nothing lost, nothing twice
-    assert _run(lab_db, run_id).sessions == 2
+    assert run_row(lab_db, run_id).sessions == 2
 
 
 @pytest.mark.postgres
@@ -109,7 +99,7 @@ def test_a_stopped_agent_aborts_its_job_to_the_safe_state_and_its_station_resume
 def _check_stopped_then_resumed(lab_db, agent, job_id, signals):
     [job] = job_rows(lab_db)
     assert job.state == "queued" and job.claimed_by == "st-s" and job.run_id, job
-    aborted = _run(lab_db, job.run_id)
+    aborted = run_row(lab_db, job.run_id)
     assert aborted.outcome == "aborted" and "received by the station agent" in aborted.message, aborted.message
     try:
         if len(signals) == 2:
@@ -122,4 +112,4 @@ def _check_stopped_then_resumed(lab_db, agent, job_id, signals):
     [job] = job_rows(lab_db)
     assert job.run_id == aborted.id and job.claims == 2
     assert f"job {job_id}: resuming run {aborted.id} (aborted)" in agent.output()
-    assert _run(lab_db, job.run_id).outcome == "passed"
+    assert run_row(lab_db, job.run_id).outcome == "passed"

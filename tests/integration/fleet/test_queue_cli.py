@@ -96,6 +96,8 @@ def test_cancelling_a_running_job_aborts_it_and_the_registry_shows_what_runs(tmp
         [st] = json.loads(run_labctl("stations", "--db", lab_db, "--format", "json").stdout)
         assert st["state"] == f"running job {job}" and st["plan"] == "fleet-slow" and st["run"]
         assert st["step"].startswith("steps/") and st["heartbeat_age_s"] < 5
+        assert st["instruments"]["psu"]["idn"].startswith("Keysight Technologies,E36312A,MY59002391")
+        assert st["instruments"]["chamber"]["calibration_due"] == "2027-09-30"
         table = run_labctl("stations", "--db", lab_db).stdout
         assert "st-c" in table and f"running job {job}" in table
         res = run_labctl("queue", "cancel", str(job), "--db", lab_db)

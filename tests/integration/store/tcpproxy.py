@@ -66,26 +66,24 @@ class TcpProxy:
         with self._lock:
             self._alive = False
             self._listener.close()
-            for s in self._conns:
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
-            self._conns.clear()
+            self._drop_all()
+
+    def _drop_all(self) -> None:
+        """Close every open connection (with the lock held)."""
+        for s in self._conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+        self._conns.clear()
 
     def down(self) -> None:
         """Drop every open connection and refuse new ones until :meth:`up` (a database
         restart or a network outage that ends)."""
         self._down.set()
         with self._lock:
-            for s in self._conns:
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
-            self._conns.clear()
+            self._drop_all()
 
     def up(self) -> None:
         self._down.clear()
