@@ -253,15 +253,17 @@ class Agent:
                   "current_run": self.progress.run_id if job is not None else None,
                   "current_step": self.progress.step if job is not None else None}
         try:
-            if not registry.heartbeat(self.store, self.station, self.agent_id, **status):
+            held = registry.heartbeat(self.store, self.station, self.agent_id, **status)
+            self._db_back()
+            if not held:
                 self.say("another agent holds this station now: stopping after this job")
                 self.stop_reason = self.stop_reason or "replaced by another agent"
                 return
             if job is not None and controller is not None and queue.job_state(self.store, job.id) == "cancelling":
                 if controller.request("operator", f"job {job.id} cancelled (labctl queue cancel)"):
                     self.say(f"job {job.id} cancelled: aborting it to the safe state")
-        except Exception:  # noqa: BLE001 - a failed heartbeat is only a missed heartbeat
-            pass
+        except Exception as err:  # noqa: BLE001 - a missed heartbeat; the run spools if it must
+            self._db_down(err)
 
     # -- one job -----------------------------------------------------------------------------
 
@@ -292,6 +294,14 @@ class Agent:
         plan_path = queue.write_bundle(job, folder)
         previous = self._run_record(job.run_id) if job.run_id else None
         ours = previous is not None and previous.station == self.station
+        if ours and previous.outcome == "running":  # its writer died (same host: at once; else: stale heartbeat)
+            self.store.mark_interrupted()
+            previous = self._run_record(job.run_id)
+            if previous.outcome == "running":
+                self._release(job, f"run {job.run_id} still shows running (its heartbeat is not stale yet); "
+                              "resumed when it is")
+                self._wake.wait(self.heartbeat_interval)
+                return
         if ours and previous.outcome in ("passed", "failed", "error"):  # it ended; the agent died before recording it
             self._finish(job, previous.outcome, int(EXIT_BY_OUTCOME[previous.outcome]), "run ended before the agent restarted")
             return

@@ -35,7 +35,9 @@ def test_a_database_outage_mid_run_loses_nothing(tmp_path, lab_db):
         wait_for(lambda: sum(r.state == "running" for r in job_rows(lab_db)) == 3, 60, "three running jobs")
         time.sleep(1.5)  # well into their steps
         proxy.down()
+        down_at = time.time()
         time.sleep(6)  # longer than the recorder's bound (LABCTL_DB_TIMEOUT=3): results are spooled
+        up_at = time.time()
         proxy.up()
         for a in agents:
             assert a.wait(timeout=180) == 0, a.output()[-3000:]
@@ -50,6 +52,7 @@ def test_a_database_outage_mid_run_loses_nothing(tmp_path, lab_db):
     assert [r.id for r in rows] == ids
     assert Counter(r.state for r in rows) == {"passed": 6}, [(r.id, r.state, r.message) for r in rows]
     # a job whose run could not start (its store did not open) went back to the queue, its run never began
+    assert not [r.id for r in rows if down_at < r.claimed_at < up_at]  # nothing claimed during the outage
     assert all(r.claims == 1 or "not started: the results database was unreachable" in logs for r in rows)
     n_runs, measured, outcomes, sessions = run_counts(lab_db)
     run_ids = {r.run_id for r in rows}
