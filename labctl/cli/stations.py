@@ -27,8 +27,9 @@ def _render(rows: list[dict]):
     body = [(r["station"], _state(r), r["host"], f"{r['heartbeat_age_s']:.0f}s ago",
              (f"{r['plan']} {r['run']}" if r["run"] else "-"), r["step"] or "-",
              (r["calibration_due"] or "-") + (" OVERDUE" if r["calibration_overdue"] else ""),
-             r["queued"]) for r in rows]
-    return _table("stations", ["station", "state", "host", "heartbeat", "run", "step", "calibration due", "queued"], body)
+             r["queued"], r["message"][:60] or "-") for r in rows]
+    return _table("stations", ["station", "state", "host", "heartbeat", "run", "step", "calibration due", "queued",
+                               "note"], body)
 
 
 @click.command()

@@ -145,7 +145,7 @@ class Agent:
                 waker.close()
             if self.store is not None:
                 try:
-                    registry.stopped(self.store, self.station, self.agent_id, self.stop_reason or "stopped")
+                    registry.stopped(self.store, self.station, self.agent_id, self.stop_reason or "nothing left to do")
                 except Exception:  # noqa: BLE001 - the database may be down
                     pass
                 self.store.close()
