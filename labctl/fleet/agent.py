@@ -106,6 +106,10 @@ class Agent:
     def _on_signal(self, signum: int, _frame: object) -> None:
         self.signals_seen += 1
         name = signal.Signals(signum).name
+        if signum == signal.SIGHUP:  # the terminal is gone: output must not fail or block on it
+            from labctl.engine.abort import detach_from_terminal
+
+            detach_from_terminal()
         controller = self.controller
         if self.stop_reason is None:
             self.stop_reason = f"{name} received"
