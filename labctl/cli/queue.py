@@ -18,6 +18,7 @@ def queue() -> None:
     labctl queue submit smoke.yaml --station bench-07 --dut SN123
     labctl queue submit power-rails.yaml --station-class power --set vin=11.4V --priority 5
     labctl queue list [--state queued,running]
+    labctl queue show JOB [--plan]
     labctl queue cancel JOB
     """
 
@@ -120,3 +121,33 @@ def cancel(job, db) -> None:
         state = q.cancel(store, job, getpass.getuser())
     click.echo(f"job {job} cancelled" if state == "cancelled" else
                f"job {job}: its station is aborting it to the safe state (cancelling)")
+
+
+@queue.command()
+@click.argument("job", type=int)
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="URL", help=DB_HELP)
+@click.option("--plan", "with_plan", is_flag=True, help="also print the stored plan text and its included files")
+def show(job, db, with_plan) -> None:
+    """Show JOB: target, state, station, run, exit code, and the plan exactly as it was stored."""
+    from labctl.fleet import queue as q
+    from labctl.store import open_store
+
+    with open_store(db) as store:
+        q.reap(store)
+        r = q.get(store, job)
+    lines = [
+        ("job", r.id), ("state", r.state), ("plan", f"{r.plan_name} ({r.plan_file}, sha256 {r.plan_sha256})"),
+        ("target", r.station or f"class {r.station_class}" + (" (portable)" if r.portable else "")),
+        ("dut", r.dut_serial or "-"), ("parameters", ", ".join(f"{k}={v}" for k, v in (r.parameters or {}).items()) or "-"),
+        ("priority", r.priority), ("submitted", f"{_when(r.submitted_at)} by {r.submitted_by or '-'}"),
+        ("station", r.claimed_by or "-"), ("claimed", f"{_when(r.claimed_at)} ({r.claims} claim(s))"),
+        ("run", r.run_id or "-"), ("ended", _when(r.ended_at)),
+        ("exit code", "-" if r.exit_code is None else r.exit_code), ("message", r.message or "-"),
+    ]
+    for key, value in lines:
+        click.echo(f"{key + ':':<11} {value}")
+    if with_plan:
+        click.echo(f"\n# ---- {r.plan_file} ----\n{r.plan_text}", nl=False)
+        for rel, text in (r.plan_files or {}).items():
+            click.echo(f"\n# ---- included: {rel} ----\n{text}", nl=False)
+        click.echo("")

@@ -79,6 +79,9 @@ def test_submit_checks_the_plan_against_the_station_and_agents_take_priority_the
     assert [r.id for r in ran] == [submitted[3], submitted[1], submitted[0], submitted[2]]  # priority, then age
     assert all(r.state == "passed" for r in ran)
     assert rows[only_b].state == "queued" and rows[cancelled].state == "cancelled"  # never on another station
+    shown = run_labctl("queue", "show", str(submitted[3]), "--db", lab_db, "--plan").stdout
+    assert "state:      passed" in shown and f"sha256 {ran[0].plan_sha256}" in shown
+    assert SHORT.read_text() in shown  # the plan as it was submitted
     csv_out = run_labctl("queue", "list", "--db", lab_db, "--format", "csv").stdout.splitlines()
     assert csv_out[0].startswith("job,state,priority,plan") and len(csv_out) == 1 + 6
 
