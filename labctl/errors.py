@@ -184,6 +184,11 @@ class StoreError(LabctlError, RuntimeError):
     exit_code = ExitCode.ERROR
 
 
+class StoreUnreachable(StoreError, ConnectionError):
+    """The results database could not be reached or opened (server down, network, rights):
+    worth trying again later, unlike a schema this labctl cannot use."""
+
+
 class StoreTimeout(StoreError, TimeoutError):
     """The results store did not answer within its bounded time (a stalled server or network):
     it is treated as failed, and results go to the local spool."""

@@ -84,6 +84,11 @@ class RunOptions:
     on_interlock: Callable[[Any, float], None] | None = None
 
 
+#: how a run that passed but whose results went to the spool ends (``error``, message
+#: "<verdict message>" + this + the store's problem); the station agent finds it after a sync
+NOT_IN_DATABASE = ", but the results are not in the database: "
+
+
 def new_run_id() -> str:
     """A run id that is unique across a fleet and sorts by start time: 8 hex digits of the
     epoch second, then 64 random bits (a collision needs ~4 billion runs in one second)."""
@@ -458,7 +463,7 @@ class Runner:
                                       + f" (run {outcome.value}: {message})")
         problem = self.options.store_problem() if self.options.store_problem is not None else None
         if problem and outcome is RunOutcome.PASSED:
-            return RunOutcome.ERROR, f"{message}, but the results are not in the database: {problem}"
+            return RunOutcome.ERROR, f"{message}{NOT_IN_DATABASE}{problem}"
         return outcome, message
 
     def _steps_outcome(self, refused: str) -> tuple[RunOutcome, str]:

@@ -273,7 +273,7 @@ def previous_run(store: Store, run_id: str) -> dict[str, Any] | None:
 
 def list_runs_by_id(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
     """The :func:`list_runs` rows of the given runs (newest first)."""
-    q = _runs_select(None, None, None, None, None, None).where(T.runs.c.id.in_(run_ids))
+    q = _runs_select(RunFilters()).where(T.runs.c.id.in_(run_ids))
     with store.read_engine.connect() as conn:
         rows = [dict(r._mapping) for r in conn.execute(q)]
     for r in rows:

@@ -19,6 +19,7 @@ revision = "0003"
 down_revision = "0002"
 branch_labels = None
 depends_on = None
+change = "expand"  # labctl.store.migrate: older code keeps working on this schema
 
 
 def upgrade() -> None:
