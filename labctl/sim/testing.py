@@ -45,11 +45,14 @@ def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **si
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
     tmp_path = Path(tmp_path)
     tmp_path.mkdir(parents=True, exist_ok=True)
-    roles: dict[str, Any] = data.get("roles", {})
-    tcp_roles = [r for r, b in roles.items() if _TCP.match(str(b.get("resource", "")).strip())]
+    # the station's roles, then each slot's own (serial devices named slot-role)
+    groups: list[tuple[str, dict[str, Any]]] = [("", data.get("roles") or {})]
+    groups += [(f"{slot['id']}-", slot.get("roles") or {}) for slot in data.get("slots") or []]
+    bindings = [(prefix + role, b) for prefix, roles in groups for role, b in roles.items()]
+    tcp_roles = [r for r, b in bindings if _TCP.match(str(b.get("resource", "")).strip())]
     ports = iter(free_ports(len(tcp_roles)))
     dev_dir = tmp_path / "dev"
-    for role, binding in roles.items():
+    for role, binding in bindings:
         res = str(binding.get("resource", "")).strip()
         m = _TCP.match(res)
         if m:
