@@ -46,17 +46,28 @@ def _say(as_json: bool):
 @click.command()
 @click.argument("plan")
 @_run_options
-def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, allow_expired, operator) -> None:
+@click.option("--slots", help="run every one of these slots of the fixture at once: 1-4, 1,3,5 or all "
+                              "(then --dut takes one serial per slot: SN1,SN2,…)")
+@click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
+              help="with --slots: seconds a slot waits for a shared instrument before its step errors")
+def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, allow_expired, operator, slots,
+        lease_timeout) -> None:
     """Run PLAN on a station, headless.
 
     Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
-    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation.
+    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation. With --slots,
+    the worst outcome of the slots.
     """
     from labctl.launch import RunRequest, execute
     from labctl.plan.loader import parse_overrides
 
-    req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
+    req = RunRequest(plan=plan, fixture=fixture, dut=None if slots else dut, overrides=parse_overrides(sets), db=db,
                      answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
+    if slots:
+        from labctl.slots.cli_run import run_slots_cli
+
+        run_slots_cli(req, slots, dut, lease_timeout, as_json, junit)
+        return
     out = execute(req, _subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, junit)
 
