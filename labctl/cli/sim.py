@@ -46,11 +46,18 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
         scale = lab.clock.scale
         from labctl.sim.faults import describe_dut
 
-        what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
-        click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
+        if lab.rack is not None:
+            click.echo(f"simulated lab of station {fixture.station}: {len(lab.rack.bays)} boards in one chamber, "
+                       f"time x{scale:g}")
+            for slot, bay in lab.rack.bays.items():
+                click.echo(f"  slot {slot:<4} DUT {bay.dut.serial} ({describe_dut(bay.dut.variant, bay.dut.faults)})")
+        else:
+            what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
+            click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
+        drivers = {role: b.driver for role, b in fixture.roles.items()}
+        drivers.update({f"{s.id}/{role}": b.driver for s in fixture.slots for role, b in s.roles.items()})
         for role, address in lab.addresses.items():
-            binding = fixture.roles[role]
-            click.echo(f"  {role:<8} {binding.driver:<18} {address}")
+            click.echo(f"  {role:<8} {drivers[role]:<18} {address}")
         if lab.control_path:
             click.echo(f"  control  (labctl sim state|inject|clear|dut) {lab.control_path}")
         click.echo("serving; Ctrl-C to stop", err=True)

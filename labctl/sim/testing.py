@@ -73,12 +73,14 @@ def served_lab(fixture: Path, *serve_args: str, timeout: float = 30.0) -> Iterat
     answers at its address; stopped (SIGTERM, then kill) afterwards."""
     from labctl.instruments.simstart import address_answers
 
-    roles = (yaml.safe_load(Path(fixture).read_text(encoding="utf-8")) or {}).get("roles", {})
+    data = yaml.safe_load(Path(fixture).read_text(encoding="utf-8")) or {}
+    roles = list((data.get("roles") or {}).values())
+    roles += [b for slot in data.get("slots") or [] for b in (slot.get("roles") or {}).values()]
     proc = subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(fixture), *serve_args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + timeout
-        while not all(address_answers(str(r["resource"])) for r in roles.values()):
+        while not all(address_answers(str(r["resource"])) for r in roles):
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 raise RuntimeError(f"labctl sim serve did not come up: {proc.communicate()}")
