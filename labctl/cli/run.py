@@ -120,9 +120,19 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
 @click.option("--time-scale", type=float, default=300.0, show_default=True,
               help="simulated seconds per wall second (the plan's ~50 simulated minutes per DUT)")
 @click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
-def demo(plan, fixture, db, duts, time_scale, verbose) -> None:
-    """Run the flagship plan on the simulated lab for a small population of DUTs."""
+@click.option("--slots", type=click.IntRange(min=1, max=16), default=None,
+              help="run N boards at once in the simulated rack (sim-rack4.yaml up to 4, sim-rack.yaml up to 16)")
+def demo(plan, fixture, db, duts, time_scale, verbose, slots) -> None:
+    """Run the flagship plan on the simulated lab for a small population of DUTs (or, with
+    --slots N, on N boards at once in one chamber)."""
     from labctl.demo import run_demo
 
+    if slots is not None:
+        from labctl.slots.demo import run_slots_demo
+
+        given = click.get_current_context().get_parameter_source("fixture").name != "DEFAULT"
+        code = run_slots_demo(plan=plan, fixture=fixture if given else None, db=db, slots=slots, verbose=verbose,
+                              time_scale=time_scale)
+        sys.exit(int(code))
     code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale)
     sys.exit(int(code if code is not None else ExitCode.ERROR))
