@@ -67,6 +67,9 @@ class RunOptions:
     #: seconds (wall) the safe-state watchdog waits for the runner after an abort
     watchdog_grace: float = 2.0
     watchdog_stall: float = 5.0
+    #: wall seconds kept at least between two interlock polls (None: the monitor's default);
+    #: a slot orchestrator raises it so that many slots' monitors do not hog a shared host
+    safety_min_wall_interval: float | None = None
 
 
 def new_run_id() -> str:
@@ -156,7 +159,9 @@ class Runner:
                 if not refused:
                     try:
                         interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
-                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval)
+                        floor = self.options.safety_min_wall_interval
+                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval,
+                                                **({"min_wall_interval": floor} if floor is not None else {}))
                         trip = monitor.check_once() if interlocks else None
                         if trip is not None:
                             refused = f"refused to start: safety interlock already tripped: {trip.message}"

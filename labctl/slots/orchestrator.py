@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labctl.engine.abort import AbortController, AbortReason, abort_on_signals
+from labctl.engine.safety import MIN_WALL_INTERVAL
 from labctl.errors import ExitCode, InstrumentError, LabctlError
 from labctl.launch import (
     EXIT_BY_OUTCOME,
@@ -172,7 +173,7 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
                 slot = next(s for s in fixture.slots if s.id == sid)
                 job = _SlotJob(sid, merged[sid], loaded[sid], shared, shared.roles_of(slot), barrier, clock,
                                slot_aborts[sid], top, recorders[sid], subscribers(sid), say, r, prompt_handler,
-                               outputs[sid])
+                               outputs[sid], len(chosen))
                 t = threading.Thread(target=job.run, name=f"labctl-slot-{sid}", daemon=True)
                 threads.append(t)
                 t.start()
@@ -241,6 +242,7 @@ class _SlotJob:
     req: RunRequest
     prompt_handler: Any
     out: SlotOutput
+    slots: int = 1  # how many slots run at once
 
     def run(self) -> None:
         try:
@@ -292,6 +294,7 @@ class _SlotJob:
                                     dut_serial=self.out.dut, operator=self.req.operator or _whoami(), slot=sid,
                                     prompt_handler=self.prompt_handler, notes=(*made_safe, *warnings),
                                     identities=identities, handle_signals=False,
+                                    safety_min_wall_interval=MIN_WALL_INTERVAL * max(1.0, self.slots / 4),
                                     store_problem=(lambda: None if recorder.saved
                                                    else (recorder.problem or "results were spooled"))
                                     if recorder is not None else None))
