@@ -108,12 +108,6 @@ def run_slots(req: SlotsRequest, subscribers: SubscriberFactory, *, say: Callabl
     return out
 
 
-def _slot_fixture(fixture: Any, slot: str) -> Any:
-    from labctl.instruments.station import _with_slot
-
-    return _with_slot(fixture, slot)
-
-
 def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str], None], top: AbortController,
          lab_hook: Callable[[Any], None] | None) -> SlotsOutput:
     from labctl.plan.loader import load_plan
@@ -123,13 +117,16 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
     fixture = resolve_fixture(r.fixture, notes, r.time_scale)
     chosen = select_slots(fixture, req.slots)
     expected = pair_duts(chosen, req.duts)
-    merged = {sid: _slot_fixture(fixture, sid) for sid in chosen}
+    merged = {sid: fixture.slot_view(sid) for sid in chosen}
     loaded = {sid: load_plan(r.plan, r.overrides, merged[sid]) for sid in chosen}  # errors before anything starts
     prompt_handler = load_answers(r.answers)
     clock = make_clock(fixture)
     for n in notes:
         say(n)
     store, first_recorder = _open_recorder(r.db) if r.use_store else (None, None)
+    # one recorder per slot (each its own runs and background flush), one store
+    recorders = {sid: (first_recorder if i == 0 else _new_recorder(store)) for i, sid in enumerate(chosen)} \
+        if store is not None else {sid: None for sid in chosen}
     outputs: dict[str, SlotOutput] = {sid: SlotOutput(sid, expected[sid]) for sid in chosen}
     bench_safe: dict[str, Any] = {}
     barrier = SharedStepBarrier(chosen)
@@ -163,8 +160,6 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
                         top.request("safety", f"slot {sid}: {reason.message} (a shared signal: every slot stops)")
 
                 slot_aborts[sid].on_request(escalate)
-            recorders = {sid: (first_recorder if i == 0 else _new_recorder(store)) for i, sid in enumerate(chosen)} \
-                if store is not None else {sid: None for sid in chosen}
             bench_thread = threading.Thread(target=_bench_safe_on_abort, args=(shared, bench_safe_now, top, bench_safe),
                                             name="labctl-bench-safe", daemon=True)
             bench_thread.start()
@@ -192,8 +187,7 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
                     say(f"bench safe state {role}: {label} {message}".rstrip())
                 shared.close()
     finally:
-        for rec in ({id(x): x for x in (first_recorder, *[o for o in locals().get("recorders", {}).values()])
-                     if x is not None}).values():
+        for rec in (x for x in recorders.values() if x is not None):
             with contextlib.suppress(Exception):
                 rec.flush()
             with contextlib.suppress(Exception):

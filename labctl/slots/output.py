@@ -28,46 +28,38 @@ class SlotJsonReporter:
             self.stream.flush()
 
 
-class SlotConsoleReporter:
-    """One line per step end (failures with their value and limit), prefixed with the slot."""
+class _SlotConsole:
+    """A console whose every line starts with the slot, printed whole under one lock."""
 
-    def __init__(self, slot: str, console: Any, lock: threading.Lock, *, verbose: bool = False) -> None:
-        self.slot = slot
+    is_terminal = False  # no live progress bars: several slots share the terminal
+
+    def __init__(self, slot: str, console: Any, lock: threading.Lock) -> None:
+        self.prefix = f"[bold cyan]slot {slot:>3}[/] "
         self.console = console
         self.lock = lock
-        self.verbose = verbose
-        self._steps: dict[str, ev.StepStarted] = {}
 
-    def _print(self, text: str) -> None:
+    def print(self, text: str = "", *args: Any, **kwargs: Any) -> None:
         with self.lock:
-            self.console.print(f"[bold cyan]slot {self.slot:>3}[/] {text}")
+            self.console.print(self.prefix + text, *args, **kwargs)
+
+
+class SlotConsoleReporter:
+    """The console reporter of one slot (compact: a line per step; ``verbose``: every
+    measurement and throttled progress), each line prefixed with the slot."""
+
+    def __init__(self, slot: str, console: Any, lock: threading.Lock, *, verbose: bool = False) -> None:
+        from labctl.console import ConsoleReporter
+
+        self.console = _SlotConsole(slot, console, lock)
+        self.verbose = verbose
+        self.reporter = ConsoleReporter(self.console, compact=not verbose, progress_every=10.0)
 
     def __call__(self, event: ev.Event) -> None:
-        from labctl.console import _OUTCOME_STYLE, _corner, _fmt
+        if isinstance(event, ev.RunStarted) and not self.verbose:
+            from labctl.console import _fmt
 
-        if isinstance(event, ev.RunStarted):
-            self._print(f"run {event.run_id}  DUT [cyan]{_fmt(event.dut_serial or '-')}[/]")
-        elif isinstance(event, ev.StepStarted):
-            self._steps[event.step_key] = event
-        elif isinstance(event, ev.MeasurementRecorded) and (self.verbose or event.verdict is ev.Verdict.FAIL):
-            labels = " ".join(f"{k}={v}" for k, v in event.labels.items())
-            limits = f"  [dim]{_fmt(event.limits.text)}[/]" if event.limits and event.limits.text else ""
-            self._print(f"    {_fmt(event.name)}{f' ({_fmt(labels)})' if labels else ''} = "
-                        f"{_fmt(event.value)} {_fmt(event.unit)}{limits} {event.verdict.value}")
-        elif isinstance(event, ev.StepEnded):
-            started = self._steps.pop(event.step_key, None)
-            if started is None or started.check == "safe_state" and event.outcome is ev.StepOutcome.PASS:
-                return
-            corner = _corner(started.corner)
-            style = _OUTCOME_STYLE[event.outcome.value]
-            detail = f"  [dim]{_fmt(event.message)}[/]" if event.message and event.outcome is not ev.StepOutcome.PASS else ""
-            self._print(f"[{style}]{event.outcome.value:<7}[/] {_fmt(started.step_id)}"
-                        f"{f' [dim]{corner}[/]' if corner else ''}{detail}")
-        elif isinstance(event, ev.LogMessage) and event.level in ("warning", "error"):
-            self._print(f"[{'yellow' if event.level == 'warning' else 'red'}]{event.level}: {_fmt(event.message)}[/]")
-        elif isinstance(event, ev.RunEnded):
-            style = _OUTCOME_STYLE.get(event.outcome.value, "bold")
-            self._print(f"[{style}]run {event.outcome.value.upper()}[/]  {_fmt(event.message)}")
+            self.console.print(f"run {event.run_id}  DUT [cyan]{_fmt(event.dut_serial or '-')}[/]")
+        self.reporter(event)
 
 
 def slots_table(out: Any) -> Any:

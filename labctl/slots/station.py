@@ -114,20 +114,10 @@ class SlotStation(Station):
         with self.leased([name]):
             return self.shared.station.driver(name)
 
-    def safe_state(self) -> dict[str, SafeStateResult]:
-        """This slot's roles only: its supply outputs and load inputs off; the shared chamber
-        is the bench's to make safe."""
-        own = self.own_names
-        results: dict[str, SafeStateResult] = {}
-        import threading
-
-        threads = [threading.Thread(target=lambda n=n: results.__setitem__(n, self._safe_state_of(n)),
-                                    name=f"safe-state-{self.slot}-{n}", daemon=True) for n in own]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        return {n: results[n] for n in own}
+    def safe_state_roles(self) -> list[str]:
+        """This slot's roles only (its supply outputs and load inputs off …): the shared
+        chamber is the bench's to make safe."""
+        return self.own_names
 
     def drain_errors(self, names: list[str] | None = None) -> dict[str, list[InstrumentErrorEntry]]:
         targets = names if names is not None else [n for n in self.names if self.driver_is_open(n)]
