@@ -65,6 +65,13 @@ class DAQ970A(BenchInstrument):
         self.bays: dict[str, Any] = {}
         super().__init__(**kw)
 
+    def sync(self) -> Any:
+        """Bring the physics up to now, with every board this DAQ reads solved at this instant."""
+        bench = super().sync()
+        for bay in {id(b): b for b in self.bays.values()}.values():
+            bay.solve_electrical(bay.t)
+        return bench
+
     def reset(self) -> None:
         self.cfg = {ch: ChanCfg() for ch in self.channels}
         self.scan: list[int] = []

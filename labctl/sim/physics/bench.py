@@ -66,7 +66,7 @@ class Bench:
     def update(self) -> float:
         """Integrate the model up to now; returns the simulated time."""
         if self.rack is not None:  # every board of the rack moves with the common chamber
-            return self.rack.update()
+            return self.rack.update(self)
         with self.lock:
             now = self.clock.monotonic()
             if now - self.t > MAX_CATCH_UP:

@@ -37,16 +37,20 @@ class Rack:
         """W the boards put into the chamber's air (what they draw from their supplies)."""
         return sum(bay.board.p_in for bay in self.bays.values())
 
-    def update(self) -> float:
-        """Integrate the chamber and every board up to now; returns the simulated time."""
+    def update(self, bay: Bench | None = None) -> float:
+        """Integrate the chamber and every board up to now; returns the simulated time.
+
+        Every time step solves every board; at the present instant only ``bay`` (the board
+        an instrument asks about) is solved again, or every board when None: an instrument
+        of one slot does not pay for the others'."""
         with self.lock:
             now = self.clock.monotonic()
             if now - self.t > MAX_CATCH_UP:
                 self._step(now - self.t - MAX_CATCH_UP)
             while self.t < now:
                 self._step(min(MAX_STEP, now - self.t))
-            for bay in self.bays.values():
-                bay.solve_electrical(self.t)
+            for b in [bay] if bay is not None else self.bays.values():
+                b.solve_electrical(self.t)
             return self.t
 
     def _step(self, dt: float) -> None:
