@@ -61,7 +61,9 @@ class SlotOutput:
 
     @property
     def outcome(self) -> str:
-        return self.result.outcome.value if self.result is not None else "error"
+        if self.result is not None:
+            return self.result.outcome.value
+        return "aborted" if self.exit_code is ExitCode.ABORTED else "error"
 
 
 @dataclass
@@ -148,11 +150,9 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
                 bench_safe_now.set()
 
             remove = top.on_request(abort_all)
-            shared_names: dict[str, list[str]] = {}
             for sid in chosen:
                 slot = next(s for s in fixture.slots if s.id == sid)
                 names = shared_interlocks(loaded[sid], merged[sid], shared.roles_of(slot))
-                shared_names[sid] = names
 
                 def escalate(reason: AbortReason, names: list[str] = names, sid: str = sid) -> None:
                     if reason.source == "safety" and any(
@@ -243,7 +243,7 @@ class _SlotJob:
             self._run()
         except LabctlError as err:
             self.out.message = err.format().splitlines()[0]
-            self.out.exit_code = ExitCode.ERROR
+            self.out.exit_code = ExitCode.ABORTED if err.exit_code is ExitCode.ABORTED else ExitCode.ERROR
             self.say(f"slot {self.sid}: not started: {self.out.message}")
         except Exception as err:  # noqa: BLE001 - one slot's crash never takes the others down
             self.out.message = f"internal error: {type(err).__name__}: {err}"
@@ -264,7 +264,6 @@ class _SlotJob:
             if self.abort.requested:
                 from labctl.errors import AbortedBeforeStart
 
-                self.out.exit_code = ExitCode.ABORTED
                 raise AbortedBeforeStart(f"{self.abort.reason.message}: slot {sid} was not started")
             made_safe = _bench_safe(station, say, self.req.preflight)
             identities, warnings = (_preflight(fixture, station, say, self.req.allow_expired)
