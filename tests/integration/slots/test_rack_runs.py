@@ -94,3 +94,14 @@ def test_slots_on_a_fixture_without_slots(labctl, tmp_path):
     res = labctl("run", "smoke.yaml", "--slots", "all", "--db", str(tmp_path / "r.db"))
     assert res.returncode == 4
     assert "has no slots" in res.stderr
+
+
+def test_a_board_in_the_wrong_slot_refuses_that_slot_only(tmp_path):
+    fx = rack(tmp_path, time_scale=120)
+    out = run(fx, str(DATA / "rails.yaml"), tmp_path / "r.db",
+              duts="SIM-GOLD-0002,SIM-GOLD-0001,SIM-MARG-0003,SIM-GOLD-0004")
+    assert [s.outcome for s in out.slots] == ["error", "error", "passed", "passed"]
+    assert "slot 1: the board reports serial SIM-GOLD-0001, not SIM-GOLD-0002" in out.slots[0].message
+    assert out.slots[0].result is None  # nothing was powered there: no run record
+    assert [slot for _id, slot, _o, _n in stored_runs(tmp_path / "r.db")] == ["3", "4"]
+    assert out.exit_code is ExitCode.ERROR
