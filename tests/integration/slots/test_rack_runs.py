@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+import yaml
 from slots_support import DATA, chamber_writes, inject, rack, run, scpi, slot_supplies, stored_runs
 
 from labctl.engine.events import StepStarted
@@ -105,3 +106,13 @@ def test_a_board_in_the_wrong_slot_refuses_that_slot_only(tmp_path):
     assert out.slots[0].result is None  # nothing was powered there: no run record
     assert [slot for _id, slot, _o, _n in stored_runs(tmp_path / "r.db")] == ["3", "4"]
     assert out.exit_code is ExitCode.ERROR
+
+
+def test_two_slots_binding_one_supply_are_refused(labctl, tmp_path):
+    fx = rack(tmp_path)
+    data = yaml.safe_load(fx.read_text())
+    data["slots"][1]["roles"]["psu"]["resource"] = data["slots"][0]["roles"]["psu"]["resource"]
+    fx.write_text(yaml.safe_dump(data))
+    res = labctl("run", str(DATA / "rails.yaml"), "--fixture", str(fx), "--slots", "all", "--db", str(tmp_path / "r.db"))
+    assert res.returncode == 4, res.stdout + res.stderr
+    assert "slots.2.roles.psu" in res.stderr and "bound by slot 1 too" in res.stderr
