@@ -14,7 +14,7 @@ from labctl.sim.testing import served_lab
 
 
 def test_flagship_on_four_slots_one_marginal_lane(tmp_path):
-    fx = rack(tmp_path)
+    fx = rack(tmp_path, time_scale=300)  # the flagship's soaks settle on the physics, not on a starved CPU
     db = tmp_path / "r.db"
     with served_lab(fx):
         out = run(fx, "accelerator-evt.yaml", db, slots="1-4",
