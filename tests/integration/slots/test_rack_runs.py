@@ -116,3 +116,21 @@ def test_two_slots_binding_one_supply_are_refused(labctl, tmp_path):
     res = labctl("run", str(DATA / "rails.yaml"), "--fixture", str(fx), "--slots", "all", "--db", str(tmp_path / "r.db"))
     assert res.returncode == 4, res.stdout + res.stderr
     assert "slots.2.roles.psu" in res.stderr and "bound by slot 1 too" in res.stderr
+
+
+def test_eight_slots_into_postgresql(tmp_path):
+    """A lab's central database: every slot's run and measurements, written at once."""
+    from labctl.store import open_store, query
+    from labctl.store.testing import temporary_database
+
+    fx = rack(tmp_path, "sim-rack.yaml", time_scale=300)
+    with temporary_database("postgresql", tmp_path) as url:
+        out = run(fx, str(DATA / "rails.yaml"), url, slots="1-8")
+        store = open_store(url, mark_interrupted=False)
+        try:
+            runs = {s.slot: query.measurements(store, s.result.run_id) for s in out.slots}
+        finally:
+            store.close()
+    assert [s.outcome for s in out.slots] == ["passed"] * 8
+    counts = {slot: len(df) for slot, df in runs.items()}
+    assert len(set(counts.values())) == 1 and counts["1"] >= 6, counts
