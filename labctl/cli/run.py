@@ -50,8 +50,10 @@ def _say(as_json: bool):
                               "(then --dut takes one serial per slot: SN1,SN2,…)")
 @click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
               help="with --slots: seconds a slot waits for a shared instrument before its step errors")
+@click.option("--bench-log", type=click.Path(dir_okay=False),
+              help="with --slots: write the shared instruments' session log here (JSON lines)")
 def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, allow_expired, operator, slots,
-        lease_timeout) -> None:
+        lease_timeout, bench_log) -> None:
     """Run PLAN on a station, headless.
 
     Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
@@ -66,8 +68,12 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, all
     if slots:
         from labctl.slots.cli_run import run_slots_cli
 
-        run_slots_cli(req, slots, dut, lease_timeout, as_json, junit)
+        run_slots_cli(req, slots, dut, lease_timeout, as_json, junit, bench_log=bench_log)
         return
+    if bench_log:
+        from labctl.errors import UsageError
+
+        raise UsageError("--bench-log goes with --slots", hint="a single-board run keeps its I/O in the run's record")
     out = execute(req, _subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, junit)
 

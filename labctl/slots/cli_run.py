@@ -14,15 +14,15 @@ from labctl.slots.orchestrator import SlotsOutput, SlotsRequest, run_slots
 
 
 def run_slots_cli(req: RunRequest, slots: str, duts: str | None, lease_timeout: float, as_json: bool,
-                  junit: str | None, *, verbose: bool = False) -> None:
-    out = run_with_output(req, slots, duts, lease_timeout, as_json, verbose=verbose)
+                  junit: str | None, *, verbose: bool = False, bench_log: str | None = None) -> None:
+    out = run_with_output(req, slots, duts, lease_timeout, as_json, verbose=verbose, bench_log=bench_log)
     if junit:
         write_junits(out, junit)
     finish(out, as_json)
 
 
 def run_with_output(req: RunRequest, slots: str, duts: str | None, lease_timeout: float, as_json: bool,
-                    *, verbose: bool = False, console: Any = None) -> SlotsOutput:
+                    *, verbose: bool = False, console: Any = None, bench_log: str | None = None) -> SlotsOutput:
     from labctl.console import make_console
     from labctl.slots.output import SlotConsoleReporter, SlotJsonReporter
 
@@ -38,7 +38,7 @@ def run_with_output(req: RunRequest, slots: str, duts: str | None, lease_timeout
         with lock:
             click.echo(text, err=as_json)
 
-    return run_slots(SlotsRequest(req, slots, duts, lease_timeout), subscribers, say=say)
+    return run_slots(SlotsRequest(req, slots, duts, lease_timeout, bench_log), subscribers, say=say)
 
 
 def write_junits(out: SlotsOutput, junit: str) -> None:

@@ -49,6 +49,7 @@ class SlotsRequest:
     slots: str = "all"  # --slots
     duts: str | None = None  # --dut SN1,SN2,…
     lease_timeout: float = DEFAULT_LEASE_TIMEOUT
+    bench_log: str | None = None  # --bench-log: the shared instruments' session log, JSON lines
 
 
 @dataclass
@@ -158,7 +159,7 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
             del notes[:]  # said already
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
-            shared = SharedBench(fixture, clock=clock, lease_timeout=req.lease_timeout)
+            shared = SharedBench(fixture, clock=clock, lease_timeout=req.lease_timeout, log_path=req.bench_log)
             slot_aborts = {sid: AbortController() for sid in chosen}
             bench_safe_now = threading.Event()
 

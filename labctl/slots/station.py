@@ -44,9 +44,10 @@ class SharedBench:
     """The station-wide roles of a fixture with slots, opened once and leased to slots."""
 
     def __init__(self, fixture: Any, *, clock: Any = None, lease_timeout: float = DEFAULT_LEASE_TIMEOUT,
-                 profile_search: list[Path] | None = None) -> None:
+                 profile_search: list[Path] | None = None, log_path: str | Path | None = None) -> None:
         self.fixture = fixture.model_copy(update={"slots": []})
-        self.station = Station(self.fixture, clock=clock, profile_search=profile_search)
+        log = SessionLog(log_path, clock=clock.wall_time if clock is not None else None) if log_path else None
+        self.station = Station(self.fixture, clock=clock, profile_search=profile_search, session_log=log)
         self.session_log = self.station.session_log
         self.lease_timeout = lease_timeout
         self.pool = LeasePool()
@@ -78,6 +79,7 @@ class SharedBench:
 
     def close(self) -> None:
         self.station.close()
+        self.session_log.close()
 
 
 class SlotStation(Station):

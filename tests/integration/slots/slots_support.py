@@ -26,14 +26,15 @@ def rack(tmp_path: Path, source: str = "sim-rack4.yaml", **sim: Any) -> Path:
 
 def run(fixture: Path, plan: str, db: Path, *, slots: str = "all", duts: str | None = None,
         sets: dict[str, str] | None = None, lease_timeout: float = 30.0, events: list | None = None,
-        lab_hook: Any = None, subscriber: Any = None) -> SlotsOutput:
+        lab_hook: Any = None, subscriber: Any = None, bench_log: Path | None = None) -> SlotsOutput:
     """``labctl run PLAN --slots …`` in this process (the orchestrator with its own abort control)."""
     def subscribers(slot: str) -> list:
         subs = [lambda e, s=slot: events.append((s, e))] if events is not None else []
         return subs + ([lambda e, s=slot: subscriber(s, e)] if subscriber is not None else [])
 
     req = RunRequest(plan=plan, fixture=str(fixture), db=str(db), overrides=dict(sets or {}))
-    return run_slots(SlotsRequest(req, slots, duts, lease_timeout), subscribers, say=lambda _t: None,
+    return run_slots(SlotsRequest(req, slots, duts, lease_timeout, str(bench_log) if bench_log else None), subscribers,
+                     say=lambda _t: None,
                      handle_signals=False, lab_hook=lab_hook)
 
 

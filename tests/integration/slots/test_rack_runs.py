@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -17,7 +18,7 @@ def test_flagship_on_four_slots_one_marginal_lane(tmp_path):
     fx = rack(tmp_path, time_scale=300)  # the flagship's soaks settle on the physics, not on a starved CPU
     db = tmp_path / "r.db"
     with served_lab(fx):
-        out = run(fx, "accelerator-evt.yaml", db, slots="1-4",
+        out = run(fx, "accelerator-evt.yaml", db, slots="1-4", bench_log=tmp_path / "bench.jsonl",
                   duts="SIM-GOLD-0001,SIM-GOLD-0002,SIM-MARG-0003,SIM-GOLD-0004", sets={"soak_hold": "30 s"})
         supplies_off = {slot: scpi(resource, "OUTP? (@1,2,3)") for slot, resource in slot_supplies(fx).items()}
     assert [s.outcome for s in out.slots] == ["passed", "passed", "failed", "passed"]
@@ -31,6 +32,10 @@ def test_flagship_on_four_slots_one_marginal_lane(tmp_path):
     # the chamber moved once per corner (and once for the setup's room soak), not once per slot
     setpoints = [text for _slot, _key, text in chamber_writes(db)]
     assert setpoints == ["SETP 25.0", "SETP 0.0", "SETP 25.0", "SETP 45.0"]
+    # the chamber's own log (the bench's): the same moves, then its safe temperature when the last slot ended
+    bench = [json.loads(line) for line in (tmp_path / "bench.jsonl").read_text().splitlines()]
+    moves = [r["text"] for r in bench if r["instrument"] == "chamber" and r["kind"] == "write" and r["text"].startswith("SETP ")]
+    assert moves == ["SETP 25.0", "SETP 0.0", "SETP 25.0", "SETP 45.0", "SETP 25.0"]
     assert out.shared_runs == {"setup/chamber_room": 1, "steps/soak@0": 1, "steps/soak@1": 1, "steps/soak@2": 1}
     # every slot's outputs off afterwards, read back over SCPI; the chamber back at its safe temperature
     assert supplies_off == {slot: "0,0,0" for slot in "1234"}
