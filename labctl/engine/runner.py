@@ -37,7 +37,7 @@ from labctl.engine.events import (
 )
 from labctl.engine.interlocks import build_interlocks
 from labctl.engine.replay import REPLAY, REPLAY_MESSAGE, REPLAY_TAG, ReplayBus, resume_actions
-from labctl.engine.safety import SafetyMonitor
+from labctl.engine.safety import MIN_WALL_INTERVAL, SafetyMonitor
 from labctl.engine.watchdog import SafeStateWatchdog
 from labctl.errors import InstrumentError, LabctlError
 
@@ -67,9 +67,9 @@ class RunOptions:
     #: seconds (wall) the safe-state watchdog waits for the runner after an abort
     watchdog_grace: float = 2.0
     watchdog_stall: float = 5.0
-    #: wall seconds kept at least between two interlock polls (None: the monitor's default);
-    #: a slot orchestrator raises it so that many slots' monitors do not hog a shared host
-    safety_min_wall_interval: float | None = None
+    #: wall seconds kept at least between two interlock polls; a slot orchestrator raises it
+    #: so that many slots' monitors do not hog a shared host
+    safety_min_wall_interval: float = MIN_WALL_INTERVAL
 
 
 def new_run_id() -> str:
@@ -159,9 +159,8 @@ class Runner:
                 if not refused:
                     try:
                         interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
-                        floor = self.options.safety_min_wall_interval
                         monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval,
-                                                **({"min_wall_interval": floor} if floor is not None else {}))
+                                                min_wall_interval=self.options.safety_min_wall_interval)
                         trip = monitor.check_once() if interlocks else None
                         if trip is not None:
                             refused = f"refused to start: safety interlock already tripped: {trip.message}"

@@ -13,11 +13,12 @@ shared connections open.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from labctl.engine.abort import AbortController
-from labctl.instruments.roles import InstrumentErrorEntry, SafeStateResult
+from labctl.instruments.roles import SafeStateResult
 from labctl.instruments.sessionlog import SessionLog
 from labctl.instruments.station import RoleEntry, Station
 from labctl.slots.leases import LeasePool
@@ -108,29 +109,17 @@ class SlotStation(Station):
     def role(self, name: str, kind: Any = None) -> Any:
         if name not in self.shared_roles:
             return super().role(name, kind)
-        return _LeasedRole(self, name, kind)
+        return _Leased(self, name, lambda: self.shared.station.role(name, kind))
 
     def driver(self, name: str) -> Any:
         if name not in self.shared_roles:
             return super().driver(name)
-        with self.leased([name]):
-            return self.shared.station.driver(name)
+        return _Leased(self, name, lambda: self.shared.station.driver(name))
 
     def safe_state_roles(self) -> list[str]:
         """This slot's roles only (its supply outputs and load inputs off …): the shared
         chamber is the bench's to make safe."""
         return self.own_names
-
-    def drain_errors(self, names: list[str] | None = None) -> dict[str, list[InstrumentErrorEntry]]:
-        targets = names if names is not None else [n for n in self.names if self.driver_is_open(n)]
-        out = super().drain_errors([n for n in targets if n not in self.shared_roles])
-        for name in targets:
-            if name in self.shared_roles:
-                with self.leased([name]):
-                    errors = self.shared.station.driver(name).drain_errors()
-                if errors:
-                    out[name] = errors
-        return out
 
     def close(self) -> None:
         for name in self.own_names:
@@ -159,16 +148,13 @@ class _Holding:
         self._cm.__exit__(*exc)
 
 
-class _LeasedRole:
-    """A shared role as a slot sees it: every call holds the instrument's lease."""
+class _Leased:
+    """A shared role (or its driver) as a slot sees it: every call holds the instrument's lease."""
 
-    def __init__(self, station: SlotStation, name: str, kind: Any) -> None:
+    def __init__(self, station: SlotStation, name: str, target: Callable[[], Any]) -> None:
         object.__setattr__(self, "_station", station)
         object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_kind", kind)
-
-    def _target(self) -> Any:
-        return self._station.shared.station.role(self._name, self._kind)
+        object.__setattr__(self, "_target", target)
 
     def __getattr__(self, attr: str) -> Any:
         st = self._station
@@ -184,4 +170,4 @@ class _LeasedRole:
         return call
 
     def __repr__(self) -> str:
-        return f"<shared role {self._name} of slot {self._station.slot}>"
+        return f"<shared {self._name} of slot {self._station.slot}>"
