@@ -63,14 +63,23 @@ class DAQ970A(BenchInstrument):
         self.options = ",".join([*modules, "0", "0"][:max(3, len(modules))])
         #: channel -> the bay (board) wired to it, in a rack; other channels read ``bench``
         self.bays: dict[str, Any] = {}
+        self._solved = set()
         super().__init__(**kw)
 
     def sync(self) -> Any:
-        """Bring the physics up to now, with every board this DAQ reads solved at this instant."""
-        bench = super().sync()
-        for bay in {id(b): b for b in self.bays.values()}.values():
+        """Bring the physics up to now; each other board this DAQ reads is solved at this
+        instant when one of its channels is read (``_board``)."""
+        self._solved: set[int] = set()
+        return super().sync()
+
+    def _board(self, ch: int) -> Any:
+        bay = self.bays.get(str(ch))
+        if bay is None:
+            return self.bench
+        if id(bay) not in self._solved:
             bay.solve_electrical(bay.t)
-        return bench
+            self._solved.add(id(bay))
+        return bay
 
     def reset(self) -> None:
         self.cfg = {ch: ChanCfg() for ch in self.channels}
@@ -101,7 +110,7 @@ class DAQ970A(BenchInstrument):
 
     def _value(self, ch: int) -> tuple[float, str]:
         """One reading of a channel in its configured function: (value, unit)."""
-        b = self.bays.get(str(ch), self.bench)
+        b = self._board(ch)
         cfg = self.cfg[ch]
         signal = self.wiring.get(str(ch), "")
         point = signal[3:].upper() if signal.upper().startswith("TC_") else None
