@@ -9,7 +9,7 @@ import pytest
 import yaml
 from slots_support import DATA, chamber_writes, inject, rack, run, scpi, slot_supplies, stored_runs
 
-from labctl.engine.events import StepStarted
+from labctl.engine.events import MeasurementRecorded, StepStarted
 from labctl.errors import ExitCode
 from labctl.sim.testing import served_lab
 
@@ -45,13 +45,18 @@ def test_flagship_on_four_slots_one_marginal_lane(tmp_path):
 def test_sixteen_slots_short_plan_loses_nothing(tmp_path):
     fx = rack(tmp_path, "sim-rack.yaml", time_scale=300)
     db = tmp_path / "r.db"
-    out = run(fx, str(DATA / "rails.yaml"), db)
+    events: list = []
+    out = run(fx, str(DATA / "rails.yaml"), db, events=events)
     assert [s.outcome for s in out.slots] == ["passed"] * 16
     runs = stored_runs(db)
     assert sorted(int(slot) for _id, slot, _o, _n in runs) == list(range(1, 17))
     counts = {slot: n for _id, slot, _o, n in runs}
-    # every slot recorded exactly what one board records alone: 1 reply + 1 input voltage + 4 rails
-    # (plus the supply's power-on measurements), the same number in every slot
+    # every measurement a slot published is stored, and every slot recorded what one board does
+    published = {str(k): 0 for k in range(1, 17)}
+    for slot, event in events:
+        if isinstance(event, MeasurementRecorded):
+            published[slot] += 1
+    assert counts == published
     assert len(set(counts.values())) == 1 and min(counts.values()) >= 6
     assert {s.dut for s in out.slots} == {f"SIM-GOLD-{k:04d}" for k in range(1, 17)}
 
