@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 
+import pytest
 import serial
 import yaml
 from slots_support import DATA, chamber_writes, inject, rack, run, scpi, slot_supplies
@@ -66,7 +67,8 @@ def test_a_shared_interlock_stops_every_slot(tmp_path):
     assert out.bench_safe_state["chamber"].ok
 
 
-def test_ctrl_c_during_a_four_slot_soak(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_during_a_four_slot_soak(tmp_path, sig):
     fx = rack(tmp_path, time_scale=60)
     with served_lab(fx):
         proc = subprocess.Popen([sys.executable, "-m", "labctl", "run", str(DATA / "soak-forever.yaml"), "--fixture",
@@ -87,7 +89,7 @@ def test_ctrl_c_during_a_four_slot_soak(tmp_path):
             time.sleep(0.1)
             state = control_request(default_control_path(load_fixture(str(fx))), {"op": "state"})
         assert state["chamber"]["setpoint"] == 45.0
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, sig)
         rest, err = proc.communicate(timeout=120)
         supplies = {slot: scpi(resource, "OUTP? (@1,2,3)") for slot, resource in slot_supplies(fx).items()}
         setpoint = chamber_setpoint(fx)
