@@ -15,7 +15,7 @@ _PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as acc
 def _run_options(f):
     for opt in reversed([
         click.option("--fixture", "-f", help="station file (default: the simulated bench sim-bench.yaml)"),
-        click.option("--dut", help="DUT serial (default: what the DUT console reports)"),
+        click.option("--dut", help="DUT serial (default: what the DUT console reports); with --slots, one per slot: SN1,SN2,…"),
         click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter"),
         click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
