@@ -168,6 +168,11 @@ class InstrumentDisconnected(InstrumentError, ConnectionError):
     """The connection to an instrument dropped or could not be opened."""
 
 
+class LeaseTimeout(InstrumentError, TimeoutError):
+    """A slot waited longer than its lease timeout for a shared instrument (another slot
+    held it: a long operation, or the instrument hung)."""
+
+
 class InstrumentReplyError(InstrumentError):
     """An instrument answered something that cannot be parsed."""
 

@@ -106,7 +106,8 @@ def simulated_lab(fixture: Any, dut: str | None, clock: Any, notes: list[str]) -
     from labctl.sim.lab import SimulatedLab
 
     with SimulatedLab(fixture, clock=clock, dut_serial=dut) as lab:
-        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, DUT {lab.dut_serial})")
+        boards = f"{len(lab.rack.bays)} boards in one chamber" if lab.rack is not None else f"DUT {lab.dut_serial}"
+        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, {boards})")
         yield lab
 
 

@@ -15,7 +15,7 @@ _PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as acc
 def _run_options(f):
     for opt in reversed([
         click.option("--fixture", "-f", help="station file (default: the simulated bench sim-bench.yaml)"),
-        click.option("--dut", help="DUT serial (default: what the DUT console reports)"),
+        click.option("--dut", help="DUT serial (default: what the DUT console reports); with --slots, one per slot: SN1,SN2,…"),
         click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter"),
         click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
@@ -48,12 +48,19 @@ def _say(as_json: bool):
 @click.command()
 @click.argument("plan")
 @_run_options
+@click.option("--slots", help="run every one of these slots of the fixture at once: 1-4, 1,3,5 or all "
+                              "(then --dut takes one serial per slot: SN1,SN2,…)")
+@click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
+              help="with --slots: seconds a slot waits for a shared instrument before its step errors")
+@click.option("--bench-log", type=click.Path(dir_okay=False),
+              help="with --slots: write the shared instruments' session log here (JSON lines)")
 def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_preflight, allow_expired,
-        operator) -> None:
+        operator, slots, lease_timeout, bench_log) -> None:
     """Run PLAN on a station, headless.
 
     Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
-    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation.
+    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation. With --slots,
+    the worst outcome of the slots.
     """
     from labctl.launch import RunRequest, execute
     from labctl.plan.loader import parse_overrides
@@ -61,9 +68,24 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_p
 
     # on a terminal, without --answers, prompts are asked there (the plan's timeout: applies)
     asker = terminal_prompter(operator) if answers is None and not as_json else None
-    req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
+    req = RunRequest(plan=plan, fixture=fixture, dut=None if slots else dut, overrides=parse_overrides(sets), db=db,
                      answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired,
                      prompt_handler=asker)
+    if slots and report_path:
+        from labctl.errors import UsageError
+
+        raise UsageError("--report goes with a single-board run",
+                         hint="after a run with --slots, `labctl report --since 1h --format html -o FILE` "
+                              "makes one report of every slot's run")
+    if slots:
+        from labctl.slots.cli_run import run_slots_cli
+
+        run_slots_cli(req, slots, dut, lease_timeout, as_json, junit, bench_log=bench_log)
+        return
+    if bench_log:
+        from labctl.errors import UsageError
+
+        raise UsageError("--bench-log goes with --slots", hint="a single-board run keeps its I/O in the run's record")
     out = execute(req, _subscribers(as_json), say=_say(as_json))
     _finish(out, as_json, junit, db, report_path)
 
@@ -177,10 +199,20 @@ def rerun(run_id, steps, db, fixture, as_json, answers, no_preflight) -> None:
 @click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
               help="the HTML report of the demo's runs (default: reports/demo-DATE.html in the results file's folder)")
-def demo(plan, fixture, db, duts, time_scale, verbose, report_path) -> None:
-    """Run the flagship plan on the simulated lab for a small population of DUTs."""
+@click.option("--slots", type=click.IntRange(min=1, max=16), default=None,
+              help="run N boards at once in the simulated rack (sim-rack4.yaml up to 4, sim-rack.yaml up to 16)")
+def demo(plan, fixture, db, duts, time_scale, verbose, report_path, slots) -> None:
+    """Run the flagship plan on the simulated lab for a small population of DUTs (or, with
+    --slots N, on N boards at once in one chamber)."""
     from labctl.demo import run_demo
 
+    if slots is not None:
+        from labctl.slots.demo import run_slots_demo
+
+        given = click.get_current_context().get_parameter_source("fixture").name != "DEFAULT"
+        code = run_slots_demo(plan=plan, fixture=fixture if given else None, db=db, slots=slots, verbose=verbose,
+                              time_scale=time_scale)
+        sys.exit(int(code))
     code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale,
                     report=report_path)
     sys.exit(int(code if code is not None else ExitCode.ERROR))

@@ -44,7 +44,7 @@ from labctl.engine.replay import (
     rerun_selection,
     resume_actions,
 )
-from labctl.engine.safety import SafetyMonitor
+from labctl.engine.safety import MIN_WALL_INTERVAL, SafetyMonitor
 from labctl.engine.watchdog import SafeStateWatchdog
 from labctl.errors import InstrumentError, LabctlError
 
@@ -82,6 +82,9 @@ class RunOptions:
     #: told every good interlock reading (the safety monitor's thread): ``(interlock, value)``;
     #: a live display (the TUI), never the event bus (the watchdog counts bus traffic as progress)
     on_interlock: Callable[[Any, float], None] | None = None
+    #: wall seconds kept at least between two interlock polls; a slot orchestrator raises it
+    #: so that many slots' monitors do not hog a shared host
+    safety_min_wall_interval: float = MIN_WALL_INTERVAL
 
 
 #: how a run that passed but whose results went to the spool ends (``error``, message
@@ -177,7 +180,8 @@ class Runner:
                     try:
                         interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
                         monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval,
-                                                on_reading=self.options.on_interlock)
+                                                on_reading=self.options.on_interlock,
+                                                min_wall_interval=self.options.safety_min_wall_interval)
                         trip = monitor.check_once() if interlocks else None
                         if trip is not None:
                             refused = f"refused to start: safety interlock already tripped: {trip.message}"
