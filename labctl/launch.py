@@ -31,6 +31,9 @@ class RunRequest:
     run_id: str | None = None
     finished_steps: dict[str, str] = field(default_factory=dict)  # resume: step key -> earlier outcome
     resumed_from: str | None = None
+    rerun_of: str | None = None  # a re-run of steps of this earlier run (labctl.rerun)
+    only_steps: frozenset[str] | None = None  # run only these steps (and what establishes their state)
+    notes: tuple[str, ...] = ()  # warnings recorded in the run's log when it starts
     use_store: bool = True
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
     allow_expired: bool = False  # run on instruments whose calibration expired (recorded)
@@ -103,7 +106,8 @@ def simulated_lab(fixture: Any, dut: str | None, clock: Any, notes: list[str]) -
     from labctl.sim.lab import SimulatedLab
 
     with SimulatedLab(fixture, clock=clock, dut_serial=dut) as lab:
-        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, DUT {lab.dut_serial})")
+        boards = f"{len(lab.rack.bays)} boards in one chamber" if lab.rack is not None else f"DUT {lab.dut_serial}"
+        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, {boards})")
         yield lab
 
 
@@ -216,7 +220,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
             runner = Runner(loaded, station, fixture, bus=bus, clock=clock, abort=abort, options=RunOptions(
                 dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
-                resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=(*run_notes, *warnings),
+                resumed_from=req.resumed_from, rerun_of=req.rerun_of, only_steps=req.only_steps,
+                first_attempt=dict(first_attempt or {}), notes=(*run_notes, *req.notes, *warnings),
                 identities=identities, handle_signals=False, on_interlock=interlock_hook,
                 store_problem=(lambda: None if recorder.saved else (recorder.problem or "results were spooled"))
                 if recorder is not None else None))

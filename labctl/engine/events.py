@@ -103,6 +103,7 @@ class RunStarted(Event):
     instruments: list[InstrumentInfo] = field(default_factory=list)
     slot: str | None = None
     resumed_from: str | None = None  # set when `labctl resume` continues a run
+    rerun_of: str | None = None  # set when a new run re-runs steps of an earlier run
 
 
 @dataclass(frozen=True, kw_only=True)

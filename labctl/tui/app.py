@@ -14,6 +14,7 @@ To add a mode: put its screen class in a module and add a line to :data:`MODE_SC
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +79,8 @@ class LabctlApp(App[int]):
                 self.add_mode(mode, factory)
         #: the run in progress started from this app (a labctl.tui.session.RunSession), if any
         self.run_session: Any = None
+        self._store: Any = None
+        self._store_lock = threading.Lock()
         self._quitting = False
         self._hung_up = False
 
@@ -87,6 +90,19 @@ class LabctlApp(App[int]):
         self.finish_run("the terminal UI ended during the run")
         self._remove_signal_handlers()
         self.bench.close()
+        if self._store is not None:
+            self._store.close()
+
+    @property
+    def store(self) -> Any:
+        """The results store of ``--db`` (labctl.store.Store), opened on first use (from a
+        worker thread: opening may migrate); the history and watch screens read it."""
+        with self._store_lock:
+            if self._store is None:
+                from labctl.store import open_store
+
+                self._store = open_store(self.config.db)
+            return self._store
 
     def finish_run(self, reason: str) -> bool:
         """Whatever ends the app (a closed terminal, a crash): a run still going is aborted

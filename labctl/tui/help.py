@@ -50,6 +50,31 @@ A front panel for the bench: the station, its plans, and the run in progress.
 Answer with the buttons or type the answer and press `enter`; `ctrl+a` aborts the run
 instead (asks first). The prompt's `timeout:` counts down in the dialog; when it expires the
 dialog is withdrawn and the step ends ERROR.
+
+## History
+| key | action |
+|---|---|
+| `enter` | the run's detail |
+| `/` | filters: plan, DUT, station (`*` wildcards), outcome (`failed,error`), since (`7d`, `2026-11-30`) |
+| `m` | mark a run; `c` compares the marked run with the one under the cursor |
+| `c` | (no mark) compare with the same DUT's previous run |
+| `r` | reload |
+
+## Run detail
+| key | action |
+|---|---|
+| `p` | side by side with the same DUT's previous run |
+| `f` | re-run the failed steps on the board now on the fixture (a new run, asks first) |
+| `s` | re-run the step under the cursor |
+| `escape` | back |
+
+## Watch
+| key | action |
+|---|---|
+| `enter` | follow the run under the cursor |
+| `f` | follow the newest running run again |
+| `d` | the followed run's detail |
+| `u` | plot the series of the next unit |
 """
 
 
