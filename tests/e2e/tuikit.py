@@ -120,6 +120,7 @@ def rows_shown(selector: str):
             await settle(pilot, 1)
             if pilot.app.screen.query_one(selector, DataTable).row_count:
                 break
+        await settle(pilot, 2)  # what the rows bring with them (status line, cursor) drawn too
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 
