@@ -30,6 +30,7 @@ MODE_SCREENS: dict[str, str] = {
     "station": "labctl.tui.station:StationScreen",
     "history": "labctl.tui.history:HistoryScreen",
     "watch": "labctl.tui.watch:WatchScreen",
+    "stations": "labctl.tui.stations:StationsScreen",
 }
 
 
@@ -56,6 +57,7 @@ class LabctlApp(App[int]):
         Binding("s", "mode('station')", "Station"),
         Binding("h", "mode('history')", "History"),
         Binding("w", "mode('watch')", "Watch"),
+        Binding("t", "mode('stations')", "Stations", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("ctrl+t", "toggle_light", "Light/dark", show=False),
         Binding("q", "quit", "Quit"),

@@ -19,6 +19,7 @@ A front panel for the bench: the station, its plans, and the run in progress.
 | `s` | station screen (instruments, DUT, interlocks, plans) |
 | `h` | history of recorded runs |
 | `w` | watch runs in progress (this database) |
+| `t` | the lab's stations (registry of `labctl agent`s: state, heartbeat, run, step, calibration, queue) |
 | `?` / `F1` | this help |
 | `q` | quit (during a run: asks, then aborts to the safe state) |
 | `ctrl+t` | light / dark colours (`labctl tui --light` starts light) |
