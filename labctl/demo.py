@@ -13,7 +13,7 @@ from labctl.errors import ExitCode, LabctlError, UsageError
 
 
 def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbose: bool,
-             time_scale: float | None = None) -> ExitCode:
+             time_scale: float | None = None, report: str | None = None) -> ExitCode:
     from rich.markup import escape
     from rich.table import Table
 
@@ -73,6 +73,12 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
         failing = escape("\n".join(f"{s.step_id}{_corner(s)}: {s.message}" for s in r.failures) or "-")
         table.add_row(serial, r.run_id, f"[{styles.get(r.outcome.value, '')}]{r.outcome.value}[/]", failing)
     console.print(table)
+    saved = [out.result.run_id for _, out in rows if out not in (None, "aborted") and out.saved]
+    if saved:
+        from labctl.report.html import write_runs_report
+
+        path = report or default_report_path(db)
+        console.print(f"report: {write_runs_report(db, saved, path)}", markup=False, soft_wrap=True)
     if db_shown:
         cmd, activate = labctl_command()
         console.print(f"results are in {db_shown}: `{cmd} runs` lists them, `{cmd} runs show RUN` shows one",
@@ -83,6 +89,23 @@ def run_demo(*, plan: str, fixture: str, db: str | None, duts: list[str], verbos
     if abort.requested:
         return ExitCode.ABORTED
     return ExitCode.ERROR if crashed else ExitCode.PASSED
+
+
+def default_report_path(db: str | None) -> str:
+    """Where the demo writes its HTML report unless told: ``reports/demo-DATE.html`` in the folder
+    of the SQLite results file (the default one: ``$LABCTL_HOME``), or in ``$LABCTL_HOME`` for a
+    database server."""
+    from datetime import datetime
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    from labctl.store.location import labctl_home, resolve_db
+
+    url = make_url(resolve_db(db))
+    sqlite_file = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+    folder = Path(url.database).parent if sqlite_file else labctl_home()
+    return str(folder / "reports" / f"demo-{datetime.now().strftime('%Y%m%d-%H%M%S')}.html")
 
 
 def labctl_command() -> tuple[str, str | None]:

@@ -22,7 +22,7 @@ class ExitCode(IntEnum):
     FAILED = 1  # a measurement missed its limits
     ERROR = 2  # the plan or an instrument broke during the run
     ABORTED = 3  # operator or safety monitor aborted
-    BAD_INPUT = 4  # bad invocation, plan or fixture; also "not implemented yet"
+    BAD_INPUT = 4  # bad invocation, plan or fixture
 
 
 @dataclass(frozen=True)
@@ -130,12 +130,6 @@ class UsageError(LabctlError, ValueError):
     exit_code = ExitCode.BAD_INPUT
 
 
-class NotImplementedYet(LabctlError, NotImplementedError):
-    """A documented command whose implementation lands in a later release."""
-
-    exit_code = ExitCode.BAD_INPUT
-
-
 class InstrumentError(LabctlError, RuntimeError):
     """An instrument misbehaved: an error in its queue, a garbage reply, a wrong identity."""
 
@@ -174,6 +168,11 @@ class InstrumentDisconnected(InstrumentError, ConnectionError):
     """The connection to an instrument dropped or could not be opened."""
 
 
+class LeaseTimeout(InstrumentError, TimeoutError):
+    """A slot waited longer than its lease timeout for a shared instrument (another slot
+    held it: a long operation, or the instrument hung)."""
+
+
 class InstrumentReplyError(InstrumentError):
     """An instrument answered something that cannot be parsed."""
 
@@ -188,6 +187,11 @@ class StoreError(LabctlError, RuntimeError):
     """The results store cannot be opened or written."""
 
     exit_code = ExitCode.ERROR
+
+
+class StoreUnreachable(StoreError, ConnectionError):
+    """The results database could not be reached or opened (server down, network, rights):
+    worth trying again later, unlike a schema this labctl cannot use."""
 
 
 class StoreTimeout(StoreError, TimeoutError):

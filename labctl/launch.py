@@ -31,9 +31,13 @@ class RunRequest:
     run_id: str | None = None
     finished_steps: dict[str, str] = field(default_factory=dict)  # resume: step key -> earlier outcome
     resumed_from: str | None = None
+    rerun_of: str | None = None  # a re-run of steps of this earlier run (labctl.rerun)
+    only_steps: frozenset[str] | None = None  # run only these steps (and what establishes their state)
+    notes: tuple[str, ...] = ()  # warnings recorded in the run's log when it starts
     use_store: bool = True
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
     allow_expired: bool = False  # run on instruments whose calibration expired (recorded)
+    prompt_handler: Callable[..., tuple[str, str]] | None = None  # asks a person (the TUI); --answers wins
 
 
 @dataclass
@@ -102,7 +106,8 @@ def simulated_lab(fixture: Any, dut: str | None, clock: Any, notes: list[str]) -
     from labctl.sim.lab import SimulatedLab
 
     with SimulatedLab(fixture, clock=clock, dut_serial=dut) as lab:
-        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, DUT {lab.dut_serial})")
+        boards = f"{len(lab.rack.bays)} boards in one chamber" if lab.rack is not None else f"DUT {lab.dut_serial}"
+        notes.append(f"simulated lab started in-process (time scale {sim.time_scale:g}×, {boards})")
         yield lab
 
 
@@ -131,7 +136,9 @@ def resolve_fixture(path: str | None, notes: list[str], time_scale: float | None
 
 def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None] = print,
             lab_hook: Callable[[Any], None] | None = None, first_attempt: dict[str, int] | None = None,
-            run_notes: tuple[str, ...] = (), abort: Any = None, handle_signals: bool = True) -> RunOutput:
+            run_notes: tuple[str, ...] = (), abort: Any = None, handle_signals: bool = True,
+            station_hook: Callable[[Any], None] | None = None,
+            interlock_hook: Callable[[Any, float], None] | None = None) -> RunOutput:
     """Run one plan on one DUT; returns the result and the exit code. Raises LabctlError for
     problems found before the run starts (bad plan or fixture, unreachable database,
     pre-flight failure): nothing is powered then.
@@ -141,13 +148,18 @@ def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: C
     With ``handle_signals`` (main thread only), SIGINT, SIGTERM, SIGHUP, SIGQUIT and
     SIGUSR1/2 abort the run to the safe state from the moment this is called until it returns;
     a caller that owns the signals passes False.
+
+    ``station_hook(station)`` is called once the station is open, before anything is powered
+    (the TUI follows its session log: the instrument I/O of the current step, a call in flight).
+    ``interlock_hook(interlock, value)`` is told every interlock reading of the safety monitor.
     """
     from labctl.engine.abort import AbortController, abort_on_signals
 
     abort = abort if abort is not None else AbortController()
     with abort_on_signals(abort) if handle_signals else contextlib.nullcontext():
         out = _execute(req, subscribers, say=say, lab_hook=lab_hook, first_attempt=first_attempt,
-                       run_notes=run_notes, abort=abort)
+                       run_notes=run_notes, abort=abort, station_hook=station_hook,
+                       interlock_hook=interlock_hook)
     if handle_signals:
         ignore_late_interrupts()
     return out
@@ -162,7 +174,8 @@ def _refuse_if_aborted(abort: Any, when: str) -> None:
 
 def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None],
              lab_hook: Callable[[Any], None] | None, first_attempt: dict[str, int] | None,
-             run_notes: tuple[str, ...], abort: Any) -> RunOutput:
+             run_notes: tuple[str, ...], abort: Any, station_hook: Callable[[Any], None] | None = None,
+             interlock_hook: Callable[[Any, float], None] | None = None) -> RunOutput:
     from labctl.engine.events import EventBus
     from labctl.engine.runner import Runner, RunOptions
     from labctl.instruments import open_station
@@ -171,7 +184,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     notes: list[str] = []
     fixture = resolve_fixture(req.fixture, notes, req.time_scale)
     loaded = load_plan(req.plan, req.overrides, fixture)
-    prompt_handler = load_answers(req.answers)
+    prompt_handler = load_answers(req.answers) or req.prompt_handler
     clock = make_clock(fixture)
     for n in notes:
         say(n)
@@ -189,6 +202,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
             shown = len(notes)
             if lab is not None and lab_hook is not None:
                 lab_hook(lab)
+            if station_hook is not None:
+                station_hook(station)
             _refuse_if_aborted(abort, "while the station was opened")
             made_safe = _bench_safe(station, say, req.preflight)  # first, even with --no-preflight
             identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
@@ -207,8 +222,9 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
             runner = Runner(loaded, station, fixture, bus=bus, clock=clock, abort=abort, options=RunOptions(
                 dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
-                resumed_from=req.resumed_from, first_attempt=dict(first_attempt or {}), notes=(*run_notes, *warnings),
-                identities=identities, handle_signals=False,
+                resumed_from=req.resumed_from, rerun_of=req.rerun_of, only_steps=req.only_steps,
+                first_attempt=dict(first_attempt or {}), notes=(*run_notes, *req.notes, *warnings),
+                identities=identities, handle_signals=False, on_interlock=interlock_hook,
                 store_problem=(lambda: None if recorder.saved else (recorder.problem or "results were spooled"))
                 if recorder is not None else None))
             result = runner.run()
@@ -339,3 +355,6 @@ class SessionLogPusher:
         records, self._sent = self.log.since(self._sent)
         if records:
             self.recorder.add_session_log(event.run_id, records, step_key=getattr(event, "step_key", None))
+
+
+_SessionLogPusher = SessionLogPusher  # the name labctl.slots imports

@@ -22,7 +22,7 @@ from labctl.launch import RunOutput, RunRequest, execute
 def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
                answers: str | None = None, preflight: bool = True, allow_expired: bool = False,
                subscribers: list[Callable[[Any], None]] | None = None,
-               say: Callable[[str], None] = print) -> RunOutput:
+               say: Callable[[str], None] = print, abort: Any = None, handle_signals: bool = True) -> RunOutput:
     from labctl.plan.loader import load_plan
     from labctl.store import open_store
 
@@ -68,4 +68,5 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
         f"bench's state are replayed), {len(info.cut_off)} cut off and re-run")
     for text in notes:
         say(text)
-    return execute(req, list(subscribers or []), say=say, first_attempt=first_attempt, run_notes=tuple(notes))
+    return execute(req, list(subscribers or []), say=say, first_attempt=first_attempt, run_notes=tuple(notes),
+                   abort=abort, handle_signals=handle_signals)

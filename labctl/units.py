@@ -464,8 +464,19 @@ def parse_tolerance(value: Any, dimension: str | None = None, *, what: str = "to
     return q
 
 
+#: "2 s", "500 ms", "1.5 min", "1 h": the durations fixtures and plans write most, read without
+#: building the unit registry (which costs a fraction of a second at start-up)
+_PLAIN_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|min|h)\s*\Z")
+_SECONDS_PER = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+
+
 def parse_duration(value: Any, *, what: str = "duration") -> float:
     """``"5 min"`` -> 300.0, ``"90 s"`` -> 90.0, ``"2 ms"`` -> 0.002; a bare number is seconds."""
+    if isinstance(value, str):
+        plain = _PLAIN_DURATION.match(value)
+        seconds = float(plain.group(1)) * _SECONDS_PER[plain.group(2)] if plain else None
+        if seconds is not None and seconds <= SENSIBLE_MAX["time"]:
+            return seconds  # (beyond a bench's range: the full path below says so)
     q = parse_quantity(value, "time", what=what, default_unit="s")
     seconds = q.to("s")
     if seconds < 0 or math.isnan(seconds):

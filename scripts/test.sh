@@ -3,7 +3,20 @@
 # and run the whole test suite. Exits non-zero if any test fails or if no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the TUI's terminal test runs `labctl tui` inside tmux
+command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; } \
+  || { echo "tmux is needed by tests/e2e/test_tui_tmux.py: install it (apt-get install tmux)" >&2; exit 1; }
 PY=${PYTHON:-python3}
+# The HTML report's browser tests drive the system Chromium (never a downloaded browser build).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
+      || echo "warning: could not install chromium; the browser tests will fail" >&2
+  else
+    echo "warning: chromium is missing (apt-get install -y chromium); the browser tests will fail" >&2
+  fi
+fi
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
 .venv/bin/python -m pip install --quiet -e '.[dev,postgres]'

@@ -458,10 +458,11 @@ _NO = {"no", "n", "fail", "failed", "false", "reject", "abort", "0"}
 
 @implementation("prompt")
 def prompt(ctx: Any, args: Any) -> None:
-    """Ask the operator (the runner's prompt handler answers, e.g. from --answers FILE)."""
+    """Ask the operator (the runner's prompt handler answers: the TUI's dialog, or --answers
+    FILE); with ``timeout:``, nobody answering in time ends the step as an ERROR."""
     start = len(ctx.recorded)
     choices: tuple[str, ...] = ("yes", "no") if args.kind == "confirm" else tuple(args.choices)
-    answer = str(ctx.prompt(args.message, choices)).strip()
+    answer = str(ctx.prompt(args.message, choices, timeout=args.timeout)).strip()
     ctx.measure("answer", answer, "")
     if args.kind == "confirm" and answer.lower() in _NO:
         ctx.fail(f"operator answered {answer!r} to {args.message!r}")

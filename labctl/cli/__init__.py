@@ -20,12 +20,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("labctl.cli.run:run", "Run a test plan on a station (headless)."),
     "demo": ("labctl.cli.run:demo", "Run the flagship plan on the simulated lab for a few DUTs."),
     "resume": ("labctl.cli.run:resume", "Continue an interrupted run."),
+    "rerun": ("labctl.cli.run:rerun", "Re-run steps of a finished run as a new run."),
     "runs": ("labctl.cli.runs:runs", "List and inspect recorded runs."),
     "sync": ("labctl.cli.runs:sync", "Push runs spooled locally to the central database."),
-    "report": ("labctl.cli.report:report", "Export HTML, CSV/Parquet, JUnit reports (not implemented yet)."),
+    "report": ("labctl.cli.report:report", "Export recorded runs: CSV, Parquet, xlsx, JUnit, JSON, OCP, HTML."),
+    "stats": ("labctl.cli.stats:stats", "Yield, Cpk, failure Pareto, trends and comparisons of recorded runs."),
+    "queue": ("labctl.cli.queue:queue", "Submit plans for the lab's stations; list and cancel jobs."),
+    "agent": ("labctl.cli.agent:agent", "Serve one station: claim queued jobs and run them."),
+    "stations": ("labctl.cli.stations:stations", "The lab's stations: state, heartbeat, run, calibration, queue."),
+    "db": ("labctl.cli.db:db", "The results database's schema: status, explicit upgrade."),
     "sim": ("labctl.cli.sim:sim", "The simulated lab: serve virtual instruments and a DUT."),
     "instruments": ("labctl.cli.instruments:instruments", "Station pre-flight, scan and identify."),
-    "tui": ("labctl.cli.tui:tui", "The terminal UI (not implemented yet)."),
+    "tui": ("labctl.cli.tui:tui", "The terminal UI: station status, plans, live runs."),
 }
 
 
@@ -56,7 +62,7 @@ def cli() -> None:
 
     Test plans (YAML) drive thermal, link-quality and power checks on a station's
     instruments, or on the simulated lab. Exit codes: 0 passed, 1 failed, 2 error,
-    3 aborted, 4 bad invocation or plan (and "not implemented yet").
+    3 aborted, 4 bad invocation or plan.
     """
 
 

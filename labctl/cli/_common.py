@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+import functools
+from collections.abc import Callable
+from typing import Any
 
-from labctl import __version__
-from labctl.errors import NotImplementedYet
-
-
-def not_implemented(command: str, meanwhile: str) -> NoReturn:
-    """Placeholder for a documented command that is still to come (exit 4); ``meanwhile``
-    says what a user can do today instead."""
-    raise NotImplementedYet(
-        f"`labctl {command}` is not implemented yet in labctl {__version__}",
-        hint=f"meanwhile {meanwhile}",
-    )
+import click
 
 
 def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:
@@ -24,3 +16,30 @@ def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:
 
         check_db_folder(value)
     return value
+
+
+RUN_FILTERS = ("plan", "plan_version", "dut", "station", "outcome", "since", "until")
+
+
+def run_filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The run filters of ``labctl runs`` and ``labctl report``: the command receives them as
+    one ``filters`` dict (the fields of :class:`labctl.store.query.RunFilters`)."""
+    options = [
+        click.option("--plan", help="only runs of this plan (name; * wildcards)"),
+        click.option("--plan-version", help="only runs of this plan version (* wildcards)"),
+        click.option("--dut", help="only runs of this DUT serial (* wildcards)"),
+        click.option("--station", help="only runs on this station (* wildcards)"),
+        click.option("--outcome", help="only these outcomes, comma-separated "
+                                       "(passed,failed,error,aborted,interrupted,running)"),
+        click.option("--since", help="only runs started since: an age (30m, 12h, 7d) or a date (2026-11-30[T08:00])"),
+        click.option("--until", help="only runs started before: an age or a date (a date includes that whole day)"),
+    ]
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["filters"] = {k: kwargs.pop(k) for k in RUN_FILTERS}
+        return f(*args, **kwargs)
+
+    for opt in reversed(options):
+        wrapper = opt(wrapper)
+    return wrapper

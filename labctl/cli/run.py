@@ -15,12 +15,14 @@ _PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as acc
 def _run_options(f):
     for opt in reversed([
         click.option("--fixture", "-f", help="station file (default: the simulated bench sim-bench.yaml)"),
-        click.option("--dut", help="DUT serial (default: what the DUT console reports)"),
+        click.option("--dut", help="DUT serial (default: what the DUT console reports); with --slots, one per slot: SN1,SN2,…"),
         click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter"),
         click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
         click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts: STEP_ID: answer"),
         click.option("--junit", type=click.Path(dir_okay=False), help="also write a JUnit XML report here"),
+        click.option("--report", "report_path", type=click.Path(dir_okay=False),
+                     help="also write the HTML report of the run here (docs/reports.md)"),
         click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)"),
         click.option("--allow-expired", is_flag=True,
                      help="run on instruments whose calibration expired (recorded in the run's log)"),
@@ -46,28 +48,85 @@ def _say(as_json: bool):
 @click.command()
 @click.argument("plan")
 @_run_options
-def run(plan, fixture, dut, sets, db, as_json, answers, junit, no_preflight, allow_expired, operator) -> None:
+@click.option("--slots", help="run every one of these slots of the fixture at once: 1-4, 1,3,5 or all "
+                              "(then --dut takes one serial per slot: SN1,SN2,…)")
+@click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
+              help="with --slots: seconds a slot waits for a shared instrument before its step errors")
+@click.option("--bench-log", type=click.Path(dir_okay=False),
+              help="with --slots: write the shared instruments' session log here (JSON lines)")
+def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_preflight, allow_expired,
+        operator, slots, lease_timeout, bench_log) -> None:
     """Run PLAN on a station, headless.
 
     Exit codes: 0 passed, 1 failed (a limit was missed), 2 error (plan or instrument broke),
-    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation.
+    3 aborted (operator, signal or safety interlock), 4 bad plan or invocation. With --slots,
+    the worst outcome of the slots.
     """
     from labctl.launch import RunRequest, execute
     from labctl.plan.loader import parse_overrides
+    from labctl.terminal_prompt import terminal_prompter
 
-    req = RunRequest(plan=plan, fixture=fixture, dut=dut, overrides=parse_overrides(sets), db=db,
-                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired)
+    # on a terminal, without --answers, prompts are asked there (the plan's timeout: applies)
+    asker = terminal_prompter(operator) if answers is None and not as_json else None
+    req = RunRequest(plan=plan, fixture=fixture, dut=None if slots else dut, overrides=parse_overrides(sets), db=db,
+                     answers=answers, preflight=not no_preflight, operator=operator, allow_expired=allow_expired,
+                     prompt_handler=asker)
+    if slots and report_path:
+        from labctl.errors import UsageError
+
+        raise UsageError("--report goes with a single-board run",
+                         hint="after a run with --slots, `labctl report --since 1h --format html -o FILE` "
+                              "makes one report of every slot's run")
+    if slots:
+        from labctl.slots.cli_run import run_slots_cli
+
+        run_slots_cli(req, slots, dut, lease_timeout, as_json, junit, bench_log=bench_log)
+        return
+    if bench_log:
+        from labctl.errors import UsageError
+
+        raise UsageError("--bench-log goes with --slots", hint="a single-board run keeps its I/O in the run's record")
     out = execute(req, _subscribers(as_json), say=_say(as_json))
-    _finish(out, as_json, junit)
+    _finish(out, as_json, junit, db, report_path)
 
 
-def _finish(out, as_json: bool, junit: str | None) -> None:
+_WHAT = {"junit": "JUnit XML", "html": "HTML report"}
+
+
+def _export_stored(out, fmt: str, path: str, db: str | None) -> tuple[str | None, str | None]:
+    """Write the run as report format ``fmt``, built from what the store recorded (the run
+    record): (the file's path, None), or (None, a note) when the results were spooled instead
+    (then `labctl sync` and `labctl report` make it)."""
+    run_id = out.result.run_id
+    if out.db is None or not out.saved:
+        return None, (f"{_WHAT[fmt]} not written: the results of run {run_id} are not in the database yet; "
+                      f"after `labctl sync`, run `labctl report {run_id} --format {fmt} -o {path}`")
+    from labctl.report.formats import export
+    from labctl.report.record import load_records
+
+    try:
+        return str(export(load_records(db, [run_id]), fmt, path).resolve()), None
+    except Exception as err:  # noqa: BLE001 - the run's verdict stands; the report can be made later
+        return None, (f"{_WHAT[fmt]} not written: {getattr(err, 'message', None) or err}; "
+                      f"run `labctl report {run_id} --format {fmt} -o {path}` later")
+
+
+def _write_junit(out, junit: str, db: str | None) -> str | None:
+    """The run's JUnit XML from the store: None when written, else the note saying why not."""
+    return _export_stored(out, "junit", junit, db)[1]
+
+
+def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report_path: str | None = None) -> None:
     from labctl.console import make_console, summary_table
 
-    if junit:
-        from labctl.report.junit import write_junit
-
-        write_junit(out.result, junit)
+    written = None
+    for fmt, path in (("junit", junit), ("html", report_path)):
+        if path:
+            done, note = _export_stored(out, fmt, path, db)
+            if note:
+                out.notes.append(note)
+            if fmt == "html":
+                written = done
     if not as_json:
         console = make_console()
         console.print(summary_table(out.result))
@@ -75,9 +134,13 @@ def _finish(out, as_json: bool, junit: str | None) -> None:
             console.print(note, style="yellow", markup=False)
         if out.db:
             console.print(f"results: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
+        if written:
+            console.print(f"report: {written}", markup=False, soft_wrap=True)
     else:
         for note in out.notes:
             click.echo(note, err=True)
+        if written:
+            click.echo(f"report: {written}", err=True)
     sys.exit(int(out.exit_code))
 
 
@@ -102,6 +165,31 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
 
 
 @click.command()
+@click.argument("run_id")
+@click.option("--step", "steps", multiple=True, metavar="STEP",
+              help="a step to re-run: its id (every corner) or group/id@corner (default: the failed steps)")
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
+@click.option("--fixture", "-f", help="station file (default: the simulated bench)")
+@click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line")
+@click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
+@click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)")
+def rerun(run_id, steps, db, fixture, as_json, answers, no_preflight) -> None:
+    """Re-run steps of a finished run (default: the failed ones) on the board now on the fixture,
+    as a new run that references it (docs/running.md, "Re-running steps")."""
+    from labctl.launch import execute
+    from labctl.rerun import plan_rerun
+
+    planned = plan_rerun(run_id, steps or None, db=db, fixture=fixture, answers=answers)
+    planned.request.preflight = not no_preflight
+    say = _say(as_json)
+    say(planned.notes[0])
+    for note in planned.notes[1:]:
+        say(note)
+    out = execute(planned.request, _subscribers(as_json), say=say)
+    _finish(out, as_json, None)
+
+
+@click.command()
 @click.option("--plan", default="accelerator-evt.yaml", show_default=True, help=_PLAN_HELP)
 @click.option("--fixture", "-f", default="sim-bench.yaml", show_default=True, help="station file with a sim: section")
 @click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
@@ -109,9 +197,22 @@ def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_exp
 @click.option("--time-scale", type=float, default=300.0, show_default=True,
               help="simulated seconds per wall second (the plan's ~50 simulated minutes per DUT)")
 @click.option("--verbose", "-v", is_flag=True, help="print every measurement, not only failures")
-def demo(plan, fixture, db, duts, time_scale, verbose) -> None:
-    """Run the flagship plan on the simulated lab for a small population of DUTs."""
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="the HTML report of the demo's runs (default: reports/demo-DATE.html in the results file's folder)")
+@click.option("--slots", type=click.IntRange(min=1, max=16), default=None,
+              help="run N boards at once in the simulated rack (sim-rack4.yaml up to 4, sim-rack.yaml up to 16)")
+def demo(plan, fixture, db, duts, time_scale, verbose, report_path, slots) -> None:
+    """Run the flagship plan on the simulated lab for a small population of DUTs (or, with
+    --slots N, on N boards at once in one chamber)."""
     from labctl.demo import run_demo
 
-    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale)
+    if slots is not None:
+        from labctl.slots.demo import run_slots_demo
+
+        given = click.get_current_context().get_parameter_source("fixture").name != "DEFAULT"
+        code = run_slots_demo(plan=plan, fixture=fixture if given else None, db=db, slots=slots, verbose=verbose,
+                              time_scale=time_scale)
+        sys.exit(int(code))
+    code = run_demo(plan=plan, fixture=fixture, db=db, duts=list(duts), verbose=verbose, time_scale=time_scale,
+                    report=report_path)
     sys.exit(int(code if code is not None else ExitCode.ERROR))

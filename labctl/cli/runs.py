@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from labctl.cli._common import db_option_callback
+from labctl.cli._common import db_option_callback, run_filter_options
 
 DB_HELP = "results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else ~/.local/share/labctl/results.db)"
 OUTCOME_STYLE = {"passed": "green", "failed": "red", "error": "magenta", "aborted": "yellow",
@@ -105,16 +105,11 @@ def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
 
 @click.group(invoke_without_command=True)
 @click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
-@click.option("--plan", help="only runs of this plan (name; * wildcards)")
-@click.option("--dut", help="only runs of this DUT serial (* wildcards)")
-@click.option("--station", help="only runs on this station (* wildcards)")
-@click.option("--outcome", help="only these outcomes, comma-separated (passed,failed,error,aborted,interrupted,running)")
-@click.option("--since", help="only runs started since: an age (30m, 12h, 7d) or a date (2026-11-30[T08:00])")
+@run_filter_options
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="at most this many runs")
 @click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
 @click.pass_context
-def runs(ctx: click.Context, db: str | None, plan: str | None, dut: str | None, station: str | None,
-         outcome: str | None, since: str | None, limit: int, fmt: str) -> None:
+def runs(ctx: click.Context, db: str | None, filters: dict[str, Any], limit: int, fmt: str) -> None:
     """List recorded runs, newest first.
 
     \b
@@ -127,16 +122,16 @@ def runs(ctx: click.Context, db: str | None, plan: str | None, dut: str | None, 
         return
     from labctl.store import query
 
+    wanted = query.RunFilters(**filters, limit=limit)
     with _open(db) as store:
-        rows = query.list_runs(store, plan=plan, dut=dut, station=station, outcome=outcome, since=since, limit=limit)
+        rows = query.list_runs(store, wanted)
     if fmt != "table":
         for r in rows:
             r["started"], r["ended"] = _iso(r["started_at"]), _iso(r["ended_at"])
         _emit_records(rows, fmt)
         return
     if not rows:
-        click.echo(f"no runs recorded in {store.display_url}" + (" match these filters" if any(
-            (plan, dut, station, outcome, since)) else ""))
+        click.echo(f"no runs recorded in {store.display_url}" + (" match these filters" if wanted.any() else ""))
         return
     _console().print(_table(
         None, ["run", "started", "plan", "dut", "station", "outcome", "duration", "steps pass/fail/err"],

@@ -46,11 +46,18 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
         scale = lab.clock.scale
         from labctl.sim.faults import describe_dut
 
-        what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
-        click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
+        if lab.rack is not None:
+            click.echo(f"simulated lab of station {fixture.station}: {len(lab.rack.bays)} boards in one chamber, "
+                       f"time x{scale:g}")
+            for slot, bay in lab.rack.bays.items():
+                click.echo(f"  slot {slot:<4} DUT {bay.dut.serial} ({describe_dut(bay.dut.variant, bay.dut.faults)})")
+        else:
+            what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
+            click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
+        drivers = {role: b.driver for role, b in fixture.roles.items()}
+        drivers.update({f"{s.id}/{role}": b.driver for s in fixture.slots for role, b in s.roles.items()})
         for role, address in lab.addresses.items():
-            binding = fixture.roles[role]
-            click.echo(f"  {role:<8} {binding.driver:<18} {address}")
+            click.echo(f"  {role:<8} {drivers[role]:<18} {address}")
         if lab.control_path:
             click.echo(f"  control  (labctl sim state|inject|clear|dut) {lab.control_path}")
         click.echo("serving; Ctrl-C to stop", err=True)
@@ -93,19 +100,26 @@ def _show(state: dict, as_json: bool) -> None:
     click.echo(f"  board faults: {', '.join(state['dut_faults']) or 'none'}")
     faults = ", ".join(f"{role}: {'/'.join(kinds)}" for role, kinds in state["faults"].items()) or "none"
     click.echo(f"  instrument faults: {faults}")
+    if state.get("slots"):
+        click.echo(f"  (the board above is slot {state['slot']}'s; --slot ID shows another)")
+        for sid, b in state["slots"].items():
+            click.echo(f"  slot {sid:<4} DUT {b['dut']:<16} {'powered' if b['powered'] else 'off':<8} "
+                       f"supply output {'ON' if b['psu_output_on'] else 'off':<4} die {b['die']:.1f} degC")
 
 
 _FIXTURE = click.option("--fixture", "fixture_path", default="sim-bench.yaml", show_default=True,
                         help="Fixture of the served lab.")
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print the bench state as JSON.")
+_SLOT = click.option("--slot", default=None, help="A rack's slot (its board is shown; `dut` puts the DUT there).")
 
 
 @sim.command()
 @_FIXTURE
 @_JSON
-def state(fixture_path: str, as_json: bool) -> None:
+@_SLOT
+def state(fixture_path: str, as_json: bool, slot: str | None) -> None:
     """Show the state of a served simulated lab (board, rails, temperatures, faults)."""
-    _show(_control(fixture_path, {"op": "state"}), as_json)
+    _show(_control(fixture_path, {"op": "state", "slot": slot}), as_json)
 
 
 @sim.command()
@@ -140,7 +154,9 @@ def clear(fixture_path: str, as_json: bool, role: str | None) -> None:
 @sim.command()
 @_FIXTURE
 @_JSON
+@_SLOT
 @click.argument("serial")
-def dut(fixture_path: str, as_json: bool, serial: str) -> None:
-    """Put the DUT SERIAL on the served bench (its variant/faults come from sim.duts)."""
-    _show(_control(fixture_path, {"op": "dut", "serial": serial}), as_json)
+def dut(fixture_path: str, as_json: bool, slot: str | None, serial: str) -> None:
+    """Put the DUT SERIAL on the served bench, or in one slot of a rack (its variant/faults
+    come from sim.duts)."""
+    _show(_control(fixture_path, {"op": "dut", "serial": serial, "slot": slot}), as_json)

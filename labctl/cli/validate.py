@@ -93,7 +93,7 @@ def _check_one(path: str, sets: dict[str, str], fixture: Any, show: bool = False
 def _check_loaded(path: str, real: Any, sets: dict[str, str], fixture: Any, show: bool) -> list[Any]:
     from labctl.errors import LabctlError
     from labctl.fixture.loader import check_fixture_file, is_fixture_data
-    from labctl.plan.loader import check_library, check_plan_loaded, is_step_library
+    from labctl.plan.loader import check_library, check_plan, check_plan_loaded, is_step_library
     from labctl.plan.source import load_yaml
 
     try:
@@ -110,19 +110,42 @@ def _check_loaded(path: str, real: Any, sets: dict[str, str], fixture: Any, show
                        + (", simulated lab" if fx.sim and fx.sim.enabled else ""))
         kind_errors = errs
     elif is_step_library(data):
-        loaded, kind_errors = check_library(real, fixture)
+        loaded, kind_errors = _per_slot(lambda fx: check_library(real, fx), fixture)
         kind_errors = [_redisplay(e, str(real), path) for e in kind_errors]
         if loaded is not None and not kind_errors:
             n = len(loaded.plan.steps)
             click.echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
     else:
-        loaded, kind_errors = check_plan_loaded(data, smap, yaml_errors, real, path, sets, fixture)
+        if fixture is None or not fixture.slots:
+            loaded, kind_errors = check_plan_loaded(data, smap, yaml_errors, real, path, sets, fixture)
+        else:  # each slot's view of the station: the plan is checked (and read) once per slot
+            loaded, kind_errors = _per_slot(
+                lambda fx: check_plan(path if Path(path).exists() else real, sets, fx), fixture)
         if loaded is not None and not kind_errors:
             click.echo(f"ok  {path}: {loaded.summary()}")
             _warn(loaded.warnings)
             if show:
                 _show(loaded)
     return list(kind_errors)
+
+
+def _per_slot(check: Any, fixture: Any) -> tuple[Any, list[Any]]:
+    """Check against the fixture, or, when it has slots, against what each slot sees (the
+    fixture merged with the slot's roles and channels); each distinct problem once."""
+    if fixture is None or not fixture.slots:
+        return check(fixture)
+    from labctl.errors import LabctlError
+
+    loaded, errors, seen = None, [], set()
+    for slot in fixture.slots:
+        got, errs = check(fixture.slot_view(slot.id))
+        loaded = loaded if loaded is not None else got
+        for err in errs:
+            text = err.format() if isinstance(err, LabctlError) else str(err)
+            if text not in seen:
+                seen.add(text)
+                errors.append(err)
+    return loaded, errors
 
 
 def _show(loaded: Any) -> None:

@@ -44,8 +44,14 @@ class PromptUnanswered(LabctlError):
     """A prompt had no answer (headless run without --answers)."""
 
 
+class PromptTimeout(PromptUnanswered, TimeoutError):
+    """Nobody answered a prompt within its ``timeout:``."""
+
+
 PromptHandler = Callable[[str, str, tuple[str, ...]], tuple[str, str]]
-"""(prompt_id, text, choices) -> (answer, source)"""
+"""(prompt_id, text, choices) -> (answer, source). ``source`` says who answered:
+``answers-file``, or ``operator:<name>`` for a person. A handler may also have a
+``cancel(prompt_id)`` method, called when the prompt timed out or the run was aborted."""
 
 
 @dataclass
@@ -239,19 +245,67 @@ class StepContext:
         """End the step as FAIL with ``message`` (measurements recorded so far are kept)."""
         raise StepFailed(message)
 
-    def prompt(self, text: str, choices: tuple[str, ...] = ()) -> str:
-        """Ask the operator (or the answers file); returns the answer."""
+    def prompt(self, text: str, choices: tuple[str, ...] = (), timeout: float | None = None) -> str:
+        """Ask the operator (or the answers file); returns the answer.
+
+        ``timeout`` (wall seconds: a person answers in real time, also on a time-scaled
+        simulated bench) bounds the wait for whatever handler answers: past it the step
+        ends with :class:`PromptTimeout`, and a handler with a ``cancel(prompt_id)`` method
+        (the TUI's dialog) is told to stop asking. An abort ends the wait at once.
+        """
         self._prompts += 1
         prompt_id = f"{self.step_id}#{self._prompts}" if self._prompts > 1 else self.step_id
         self.bus.publish(PromptAsked(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,
-                                     prompt_id=prompt_id, text=text, choices=tuple(choices)))
+                                     prompt_id=prompt_id, text=text, choices=tuple(choices), timeout=timeout))
         if self._prompt_handler is None:
             raise PromptUnanswered(f"step {self.step_id} asks {text!r} but nobody can answer",
                                    hint="pass --answers FILE with an answer for this prompt id")
-        answer, source = self._prompt_handler(prompt_id, text, tuple(choices))
+        answer, source = self._bounded_prompt(prompt_id, text, tuple(choices), timeout)
         self.bus.publish(PromptAnswered(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,
                                         prompt_id=prompt_id, answer=answer, source=source))
         return answer
+
+    def _bounded_prompt(self, prompt_id: str, text: str, choices: tuple[str, ...],
+                        timeout: float | None) -> tuple[str, str]:
+        """Run the prompt handler in a helper thread and wait for it (at most ``timeout``
+        wall seconds when given), checking for an abort between short waits: a person who
+        does not answer never keeps a run from aborting."""
+        import time
+
+        handler = self._prompt_handler
+        assert handler is not None
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def ask() -> None:
+            try:
+                box["answer"] = handler(prompt_id, text, choices)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the step's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=ask, name=f"labctl-prompt-{prompt_id}", daemon=True).start()
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        try:
+            while not done.wait(0.1 if deadline is None else min(0.1, max(0.0, deadline - time.monotonic()))):
+                if self.enforce_abort:
+                    self.abort.raise_if_requested()
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise PromptTimeout(
+                        f"prompt {prompt_id}: nobody answered {text!r} within {timeout:g} s",
+                        hint="answer sooner, raise the prompt's timeout:, or answer it with --answers FILE")
+        except BaseException:
+            cancel = getattr(handler, "cancel", None)
+            if cancel is not None:
+                try:
+                    cancel(prompt_id)
+                except Exception:  # noqa: BLE001 - cancelling a dialog must not hide the timeout
+                    pass
+            raise
+        if "error" in box:
+            raise box["error"]
+        return box["answer"]
 
     # ------------------------------------------------------------------ verdict
     @property
@@ -285,5 +339,5 @@ def _event_limits(resolved: Any) -> Limits:
     )
 
 
-__all__ = ["StepContext", "StepTimeout", "StepFailed", "PromptUnanswered", "RunAborted", "Recorded",
+__all__ = ["StepContext", "StepTimeout", "StepFailed", "PromptUnanswered", "PromptTimeout", "RunAborted", "Recorded",
            "to_event_limits"]

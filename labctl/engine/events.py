@@ -103,6 +103,7 @@ class RunStarted(Event):
     instruments: list[InstrumentInfo] = field(default_factory=list)
     slot: str | None = None
     resumed_from: str | None = None  # set when `labctl resume` continues a run
+    rerun_of: str | None = None  # set when a new run re-runs steps of an earlier run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +145,7 @@ class PromptAsked(Event):
     prompt_id: str
     text: str
     choices: tuple[str, ...] = ()
+    timeout: float | None = None  # wall seconds the operator has to answer (the plan's timeout:)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,7 +153,7 @@ class PromptAnswered(Event):
     step_key: str
     prompt_id: str
     answer: str
-    source: str = "operator"  # operator | answers-file
+    source: str = "operator"  # who answered: operator:<name> | answers-file
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,11 +15,15 @@ step overrides it with ``resume: replay`` or ``resume: skip``. A replay is recor
 new attempt of its step tagged :data:`REPLAY_TAG`, with the message :data:`REPLAY_MESSAGE`;
 its measurements are judged (a replay that fails makes the resumed run fail or error) but
 not recorded, so no measurement is counted twice.
+
+A *re-run* (:func:`rerun_selection`) is a new run of chosen steps of an earlier run on the
+board now on the fixture: the same rule picks the state-establishing steps that run first
+(as ordinary steps: the board may have been reworked, their measurements are new).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from labctl.engine.events import Event, MeasurementRecorded
@@ -77,6 +81,28 @@ def establishes_state(ps: Any, loaded: Any) -> bool:
         return bool(spec.args.ESTABLISHES_STATE)
 
 
+def rerun_selection(planned: Sequence[Any], chosen: Collection[str], loaded: Any) -> set[str]:
+    """The steps a re-run of ``chosen`` runs (step keys ``group/key``): the chosen steps (a
+    step id chooses all its corners, ``group/key`` one of them) and, before each, the steps
+    that establish the board's state (as a resume replays them): those of setup, of the
+    steps that run once, and of the chosen step's own corner. Raises when nothing matches."""
+    keys = [f"{ps.group}/{ps.key}" for ps in planned]
+    picked = [i for i, (ps, key) in enumerate(zip(planned, keys, strict=True))
+              if ps.step.id in chosen or key in chosen]
+    unknown = sorted(c for c in chosen if c not in keys and all(ps.step.id != c for ps in planned))
+    if unknown or not picked:
+        known = ", ".join(dict.fromkeys(ps.step.id for ps in planned if ps.group == "steps"))
+        raise LabctlError(f"no step {', '.join(unknown or sorted(chosen))} in plan {loaded.plan.name}",
+                          hint=f"its steps are: {known}")
+    run = {keys[i] for i in picked}
+    for i in picked:
+        corner = planned[i].corner.index if planned[i].corner is not None else _replay_corner(planned, i)
+        for ps, key in zip(planned[:i], keys[:i], strict=True):
+            if (ps.corner is None or ps.corner.index == corner) and establishes_state(ps, loaded):
+                run.add(key)
+    return run
+
+
 class ReplayBus:
     """What a replayed step publishes to: everything but its measurements (judged by the
     step, already recorded by the finished attempt)."""
@@ -89,4 +115,5 @@ class ReplayBus:
             self._bus.publish(event)
 
 
-__all__ = ["KEEP", "REPLAY", "REPLAY_MESSAGE", "REPLAY_TAG", "ReplayBus", "establishes_state", "resume_actions"]
+__all__ = ["KEEP", "REPLAY", "REPLAY_MESSAGE", "REPLAY_TAG", "ReplayBus", "establishes_state", "rerun_selection",
+           "resume_actions"]

@@ -36,8 +36,15 @@ from labctl.engine.events import (
     Verdict,
 )
 from labctl.engine.interlocks import build_interlocks
-from labctl.engine.replay import REPLAY, REPLAY_MESSAGE, REPLAY_TAG, ReplayBus, resume_actions
-from labctl.engine.safety import SafetyMonitor
+from labctl.engine.replay import (
+    REPLAY,
+    REPLAY_MESSAGE,
+    REPLAY_TAG,
+    ReplayBus,
+    rerun_selection,
+    resume_actions,
+)
+from labctl.engine.safety import MIN_WALL_INTERVAL, SafetyMonitor
 from labctl.engine.watchdog import SafeStateWatchdog
 from labctl.errors import InstrumentError, LabctlError
 
@@ -54,6 +61,11 @@ class RunOptions:
     #: (labctl.engine.replay), and their outcomes count in the verdict
     finished_steps: Mapping[str, str] = field(default_factory=dict)
     resumed_from: str | None = None
+    #: re-run: the earlier run this one re-runs steps of, and the steps chosen (step ids or
+    #: "group/key"); only those run, after the steps that establish the board's state
+    #: (labctl.engine.replay.rerun_selection); teardown and the safe state run as always
+    rerun_of: str | None = None
+    only_steps: frozenset[str] | None = None
     slot: str | None = None
     #: resume: step key -> attempt number to start at (attempts of earlier sessions are kept)
     first_attempt: dict[str, int] = field(default_factory=dict)
@@ -67,6 +79,17 @@ class RunOptions:
     #: seconds (wall) the safe-state watchdog waits for the runner after an abort
     watchdog_grace: float = 2.0
     watchdog_stall: float = 5.0
+    #: told every good interlock reading (the safety monitor's thread): ``(interlock, value)``;
+    #: a live display (the TUI), never the event bus (the watchdog counts bus traffic as progress)
+    on_interlock: Callable[[Any, float], None] | None = None
+    #: wall seconds kept at least between two interlock polls; a slot orchestrator raises it
+    #: so that many slots' monitors do not hog a shared host
+    safety_min_wall_interval: float = MIN_WALL_INTERVAL
+
+
+#: how a run that passed but whose results went to the spool ends (``error``, message
+#: "<verdict message>" + this + the store's problem); the station agent finds it after a sync
+NOT_IN_DATABASE = ", but the results are not in the database: "
 
 
 def new_run_id() -> str:
@@ -156,7 +179,9 @@ class Runner:
                 if not refused:
                     try:
                         interlocks, interval = build_interlocks(self.loaded, self.station, self.fixture)
-                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval)
+                        monitor = SafetyMonitor(interlocks, self.abort, self.clock, interval=interval,
+                                                on_reading=self.options.on_interlock,
+                                                min_wall_interval=self.options.safety_min_wall_interval)
                         trip = monitor.check_once() if interlocks else None
                         if trip is not None:
                             refused = f"refused to start: safety interlock already tripped: {trip.message}"
@@ -214,7 +239,7 @@ class Runner:
             dut_serial=self.options.dut_serial, operator=self.options.operator, labctl_version=__version__,
             host=socket.gethostname(), pid=os.getpid(), parameters=_jsonable(loaded.parameters),
             corners=[_jsonable(c.values) for c in loaded.corners], instruments=instruments,
-            slot=self.options.slot, resumed_from=self.options.resumed_from,
+            slot=self.options.slot, resumed_from=self.options.resumed_from, rerun_of=self.options.rerun_of,
         ))
 
     def _planned(self, groups: Iterable[str]) -> list[Any]:
@@ -223,6 +248,9 @@ class Runner:
 
     def _run_main(self) -> None:
         planned = self._planned(["setup", "steps"])
+        if self.options.only_steps is not None:
+            selected = rerun_selection(planned, self.options.only_steps, self.loaded)
+            planned = [ps for ps in planned if self._base_key(ps) in selected]
         actions = resume_actions(planned, self.options.finished_steps, self.loaded)
         for ps in planned:
             action = actions.get(self._base_key(ps))
@@ -439,7 +467,7 @@ class Runner:
                                       + f" (run {outcome.value}: {message})")
         problem = self.options.store_problem() if self.options.store_problem is not None else None
         if problem and outcome is RunOutcome.PASSED:
-            return RunOutcome.ERROR, f"{message}, but the results are not in the database: {problem}"
+            return RunOutcome.ERROR, f"{message}{NOT_IN_DATABASE}{problem}"
         return outcome, message
 
     def _steps_outcome(self, refused: str) -> tuple[RunOutcome, str]:

@@ -53,12 +53,14 @@ class SafetyMonitor:
         *,
         interval: float = 0.5,
         on_reading: Callable[[Interlock, float], None] | None = None,
+        min_wall_interval: float = MIN_WALL_INTERVAL,
     ) -> None:
         self.interlocks = list(interlocks)
         self.abort = abort
         self.clock = clock
         self.interval = interval
         self.on_reading = on_reading
+        self.min_wall_interval = min_wall_interval
         self.trip: Trip | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -103,7 +105,7 @@ class SafetyMonitor:
     def _loop(self) -> None:
         # At a high time scale a 1 s poll would be a few wall milliseconds: keep at least
         # MIN_WALL_INTERVAL of wall time between polls so the monitor never hogs an instrument.
-        interval = max(self.interval, MIN_WALL_INTERVAL * getattr(self.clock, "scale", 1.0))
+        interval = max(self.interval, self.min_wall_interval * getattr(self.clock, "scale", 1.0))
         while not self._stop.is_set():
             if self.check_once() is not None:
                 return

@@ -146,14 +146,20 @@ class Station:
     def safe_state(self) -> dict[str, SafeStateResult]:
         """Every role's safe state, all at once (one thread per role, so a hung instrument
         delays only its own); per-role results in fixture order, none raised."""
+        names = self.safe_state_roles()
         results: dict[str, SafeStateResult] = {}
         threads = [threading.Thread(target=lambda n=name: results.__setitem__(n, self._safe_state_of(n)),
-                                    name=f"safe-state-{name}", daemon=True) for name in self._entries]
+                                    name=f"safe-state-{name}", daemon=True) for name in names]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        return {name: results[name] for name in self._entries}
+        return {name: results[name] for name in names}
+
+    def safe_state_roles(self) -> list[str]:
+        """The roles whose safe state this station drives: all of them (a slot's station,
+        only its own)."""
+        return list(self._entries)
 
     def _safe_state_of(self, name: str) -> SafeStateResult:
         start = time.monotonic()
@@ -231,11 +237,4 @@ def open_station(fixture: Any, *, session_log: SessionLog | None = None, clock: 
 
 
 def _with_slot(fixture: Any, slot: str) -> Any:
-    for s in fixture.slots:
-        if s.id == slot:
-            merged = fixture.model_copy(deep=True)
-            merged.roles.update(s.roles)
-            merged.channels.update(s.channels)
-            return merged
-    known = ", ".join(s.id for s in fixture.slots) or "none"
-    raise FixtureError(f"the fixture has no slot {slot!r}", hint=f"slots: {known}")
+    return fixture.slot_view(slot)

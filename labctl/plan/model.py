@@ -167,6 +167,10 @@ class Step(_Strict):
     per_corner: bool = Field(
         True, description="false: run once, not once per corner (steps: group only)"
     )
+    shared: bool = Field(
+        False, description="acts on the environment every slot shares (a rack's chamber): with --slots, "
+        "every live slot reaches it, it runs once, and every slot records its result"
+    )
     resume: Literal["replay", "skip"] | None = Field(
         None,
         description="labctl resume, for this step when it finished before the cut-off: replay "

@@ -1,41 +1,100 @@
-"""JUnit XML of one run: a testcase per step (and corner), failures with value vs limit."""
+"""JUnit XML of run records: a ``<testsuite>`` per run and corner, a ``<testcase>`` per step
+(the attempt that counts), failures with the failing measurements against their limits, so a
+CI system shows what failed and by how much. The teardown's safe state of each role appears
+only when it did not pass."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from labctl.console import format_value
+from labctl.report.formats import ExportOptions
+from labctl.report.json_export import iso_utc
+from labctl.report.record import Measurement, RunRecord, Step, format_pairs
+
+_KIND = {"FAIL": "failure", "ERROR": "error", "ABORTED": "error", "INTERRUPTED": "error", "SKIPPED": "skipped",
+         "RUNNING": "skipped"}
 
 
-def junit_xml(result: Any, suite_name: str = "labctl") -> str:
-    cases = [s for s in result.steps if s.check != "safe_state" or s.outcome.value != "PASS"]
-    suite = ET.Element("testsuite", name=suite_name, tests=str(len(cases)),
-                       failures=str(sum(s.outcome.value == "FAIL" for s in cases)),
-                       errors=str(sum(s.outcome.value in ("ERROR", "ABORTED") for s in cases)),
-                       skipped=str(sum(s.outcome.value == "SKIPPED" for s in cases)))
-    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="run_id", value=result.run_id)
-    for s in cases:
-        corner = ", ".join(f"{k}={v}" for k, v in s.corner.items())
-        case = ET.SubElement(suite, "testcase", classname=f"{suite_name}.{s.group}",
-                             name=f"{s.step_id}[{corner}]" if corner else s.step_id)
-        kind = {"FAIL": "failure", "ERROR": "error", "ABORTED": "error", "SKIPPED": "skipped"}.get(s.outcome.value)
-        if kind:
-            ET.SubElement(case, kind, message=s.message or s.outcome.value)
-        lines = []
-        for m in s.measurements:
-            labels = " ".join(f"{k}={v}" for k, v in m.labels.items())
-            limit = f" [{m.limits.text}]" if m.limits and m.limits.text else ""
-            value = format_value(m.value)
-            lines.append(f"{m.name}{f' ({labels})' if labels else ''} = {value} {m.unit}{limit} {m.verdict.value}")
-        if lines:
-            ET.SubElement(case, "system-out").text = "\n".join(lines)
-    return ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True)
+def measurement_line(m: Measurement) -> str:
+    """``VDD_CORE (rail=VDD_CORE) = 0.70 V [0.75 V ± 3 %] FAIL``."""
+    labels = format_pairs(m.labels)
+    value = m.display_value
+    limit = f" [{m.limits.describe()}]" if m.limits and m.limits.describe() else ""
+    return (f"{m.name}{f' ({labels})' if labels else ''} = {'-' if value is None else format_value(value)} "
+            f"{m.unit}{limit} {m.verdict}")
 
 
-def write_junit(result: Any, path: str | Path, suite_name: str | None = None) -> Path:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(junit_xml(result, suite_name or "labctl"), encoding="utf-8")
-    return p
+def _suites(rec: RunRecord) -> list[tuple[str, list[Step]]]:
+    """(corner text, steps): the steps outside corners first, then one group per corner."""
+    groups: dict[int | None, list[Step]] = {}
+    for s in rec.steps:
+        if s.final and (not s.is_safe_state or s.outcome != "PASS"):
+            groups.setdefault(s.corner_index, []).append(s)
+    return [(format_pairs(steps[0].corner), steps) for _, steps in
+            sorted(groups.items(), key=lambda kv: -1 if kv[0] is None else kv[0])]
+
+
+def _case(suite: ET.Element, rec: RunRecord, s: Step) -> None:
+    case = ET.SubElement(suite, "testcase", classname=f"{rec.plan.name}.{s.group}", name=s.step_id,
+                         time=f"{s.duration or 0.0:.3f}")
+    outcome = rec.outcome_of(s)
+    kind = _KIND.get(outcome)
+    if kind:
+        bad = [m for m in s.measurements if m.verdict == "FAIL"]
+        message = s.message or ("still running when the report was made" if outcome == "RUNNING" else outcome)
+        el = ET.SubElement(case, kind, message=message, type=outcome)
+        if kind != "skipped":
+            detail = [message, *(measurement_line(m) for m in bad)]
+            if s.attempt > 1:
+                detail.append(f"attempt {s.attempt}")
+            el.text = "\n".join(detail)
+    lines = [measurement_line(m) for m in s.measurements]
+    if lines:
+        ET.SubElement(case, "system-out").text = "\n".join(lines)
+
+
+def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
+    root = ET.Element("testsuites", name="labctl")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for rec in records:
+        for corner, steps in _suites(rec):
+            name = f"{rec.plan.name} {rec.plan.version} {rec.dut_serial or '-'} {rec.run_id}".replace("  ", " ")
+            counts = {
+                "tests": len(steps),
+                "failures": sum(s.outcome == "FAIL" for s in steps),
+                "errors": sum(_KIND.get(rec.outcome_of(s)) == "error" for s in steps),
+                "skipped": sum(_KIND.get(rec.outcome_of(s)) == "skipped" for s in steps),
+            }
+            for k, v in counts.items():
+                totals[k] += v
+            suite = ET.SubElement(root, "testsuite", name=f"{name} [{corner}]" if corner else name,
+                                  timestamp=(iso_utc(steps[0].started_at) or "")[:19],
+                                  time=f"{sum(s.duration or 0.0 for s in steps):.3f}",
+                                  hostname=rec.host, **{k: str(v) for k, v in counts.items()})
+            props = ET.SubElement(suite, "properties")
+            for key, value in (("run_id", rec.run_id), ("run_outcome", rec.outcome), ("plan", rec.plan.name),
+                               ("plan_version", rec.plan.version), ("plan_hash", rec.plan.hash),
+                               ("station", rec.station), ("dut", rec.dut_serial), ("operator", rec.operator),
+                               ("corner", corner)):
+                if value:
+                    ET.SubElement(props, "property", name=key, value=str(value))
+            for i in rec.current_instruments:  # the calibration evidence
+                ET.SubElement(props, "property", name=f"instrument.{i.role}", value="; ".join(
+                    x for x in (i.idn, f"asset {i.asset_serial}" if i.asset_serial else "",
+                                f"calibration due {i.calibration_due}" if i.calibration_due else "") if x))
+            for s in steps:
+                _case(suite, rec, s)
+    for k, v in totals.items():
+        root.set(k, str(v))
+    return root
+
+
+def junit_xml(records: Sequence[RunRecord]) -> str:
+    return ET.tostring(junit_tree(records), encoding="unicode", xml_declaration=True)
+
+
+def write_junit(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
+    Path(path).write_text(junit_xml(records), encoding="utf-8")

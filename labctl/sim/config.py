@@ -71,6 +71,8 @@ class SimConfig(BaseModel):
     dut: str | None = Field(None, description="serial of the DUT on the bench by default")
     duts: dict[str, SimDut] = Field(default_factory=dict, description="DUT serials and their variants/faults")
     faults: list[FaultSpec | str] = Field(default_factory=list, description="bench-level faults")
+    slots: dict[str, str] = Field(default_factory=dict,
+                                  description="slot id -> serial of the DUT in that slot (others: SIM-SLOT-<id>)")
     options: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("faults", mode="before")

@@ -37,9 +37,9 @@ def default_control_path(fixture: Any) -> Path:
     return Path("/tmp/labctl-sim") / fixture.station / "control.sock"
 
 
-def lab_state(lab: Any) -> dict[str, Any]:
-    """What a technician would see on the bench right now (JSON-safe)."""
-    bench = lab.bench
+def lab_state(lab: Any, slot: str | None = None) -> dict[str, Any]:
+    """What a technician would see on the bench (or in one slot of a rack) right now (JSON-safe)."""
+    bench = lab.slot_bench(slot) if slot is not None else lab.bench
     with bench.lock:
         t = bench.update()
         b = bench.board
@@ -66,7 +66,18 @@ def lab_state(lab: Any) -> dict[str, Any]:
             "link_trained": b.link_trained(t),
             "faults": _faults(lab),
             "psu_output_on": ch1.on,
+            "slot": slot if slot is not None else (next(iter(lab.rack.bays)) if lab.rack is not None else None),
+            "slots": _slots(lab),
         }
+
+
+def _slots(lab: Any) -> dict[str, Any]:
+    """A rack: every slot's board in one line each (empty for a single bench)."""
+    if lab.rack is None:
+        return {}
+    return {sid: {"dut": bay.board.params.serial, "powered": bay.board.powered and not bay.board.latched,
+                  "psu_output_on": any(c.on for c in bay.psu.values()), "die": round(bay.board.die, 2)}
+            for sid, bay in lab.rack.bays.items()}
 
 
 def _faults(lab: Any) -> dict[str, list[str]]:
@@ -131,10 +142,10 @@ class ControlServer:
             elif op == "clear":
                 self.lab.clear_faults(req.get("role"))
             elif op == "dut":
-                self.lab.swap_dut(str(req["serial"]))
+                self.lab.swap_dut(str(req["serial"]), req.get("slot"))
             elif op != "state":
                 return {"ok": False, "error": f"unknown op {op!r}; use inject, clear, dut or state"}
-            return {"ok": True, "state": lab_state(self.lab)}
+            return {"ok": True, "state": lab_state(self.lab, req.get("slot"))}
         except LabctlError as err:
             return {"ok": False, "error": err.format()}
         except KeyError as err:

@@ -18,6 +18,7 @@ from labctl.sim.faults import DUT_FAULTS, VARIANTS, FaultGate, normalize
 from labctl.sim.physics.bench import Bench
 from labctl.sim.physics.board import Board
 from labctl.sim.physics.dut import DutParams
+from labctl.sim.physics.rack import Rack
 from labctl.sim.ptyhost import PtyEndpoint
 from labctl.sim.server import TcpEndpoint
 
@@ -67,10 +68,21 @@ class SimulatedLab:
         self.fixture = fixture
         self.config = fixture.sim or SimConfig()
         self.clock: Clock = clock or ScaledClock(self.config.time_scale)
-        serial = dut_serial or self.config.dut or next(iter(self.config.duts), None) or DEFAULT_DUT
-        params, inst_faults = build_dut(serial, self.config)
-        self.bench = Bench(params, clock=self.clock, seed=self.config.seed,
-                           room=parse_celsius(self.config.ambient))
+        room = parse_celsius(self.config.ambient)
+        self.rack: Rack | None = None
+        inst_faults: list[dict[str, Any]] = []
+        if fixture.slots:  # several boards in one chamber: one bay per slot
+            duts = {}
+            for slot in fixture.slots:
+                params, faults = build_dut(slot_dut(self.config, slot.id), self.config)
+                duts[slot.id] = params
+                inst_faults += [_in_slot(spec, slot.id, slot.roles) for spec in faults]
+            self.rack = Rack(duts, clock=self.clock, seed=self.config.seed, room=room)
+            self.bench = next(iter(self.rack.bays.values()))
+        else:
+            serial = dut_serial or self.config.dut or next(iter(self.config.duts), None) or DEFAULT_DUT
+            params, inst_faults = build_dut(serial, self.config)
+            self.bench = Bench(params, clock=self.clock, seed=self.config.seed, room=room)
         self.instruments: dict[str, Any] = {}
         self.gates: dict[str, FaultGate] = {}
         self.endpoints: dict[str, TcpEndpoint | PtyEndpoint] = {}
@@ -81,41 +93,64 @@ class SimulatedLab:
         self.control: ControlServer | None = None
         for role, binding in fixture.roles.items():
             self._add_role(role, binding)
+        for slot in fixture.slots:
+            for role, binding in slot.roles.items():
+                self._add_role(role, binding, slot=slot)
+        self._wire_bays()
         for spec in inst_faults:
             self.inject(spec)
 
-    def _add_role(self, role: str, binding: Any) -> None:
+    def _add_role(self, role: str, binding: Any, slot: Any = None) -> None:
         from labctl.sim.emulators import EMULATORS
 
         cls = EMULATORS.get(binding.driver)
+        where = f"slots.{slot.id}.roles.{role}" if slot is not None else f"roles.{role}"
         if cls is None:
-            raise FixtureError(f"roles.{role}.driver: the simulated lab has no emulator for {binding.driver!r}",
+            raise FixtureError(f"{where}.driver: the simulated lab has no emulator for {binding.driver!r}",
                                hint=f"simulated drivers: {', '.join(sorted(EMULATORS))}")
+        channels = {**self.fixture.channels, **(slot.channels if slot is not None else {})}
         wiring = {}
-        for name, text in self.fixture.channels.items():
+        for name, text in channels.items():
             ref = ChannelRef.parse(text)
             if ref.role == role:
                 wiring[ref.channel.strip("()@ ")] = name
-        inst = cls(bench=self.bench, serial=binding.asset.serial, role=role,
-                   options=binding.options, wiring=wiring)
+        bench = self.rack.bay(slot.id) if slot is not None and self.rack is not None else self.bench
+        try:
+            inst = cls(bench=bench, serial=binding.asset.serial, role=role, options=binding.options, wiring=wiring)
+        except ValueError as err:
+            raise FixtureError(f"{where}.options: {err}") from None
+        role = f"{slot.id}/{role}" if slot is not None else role
         gate = FaultGate()
         resource = binding.resource.strip()
         m = _TCP.match(resource)
         if m:
             if not _LOOPBACK.match(m["host"]):
-                raise FixtureError(f"roles.{role}.resource: the simulated lab serves on loopback only, not {m['host']}",
+                raise FixtureError(f"{where}.resource: the simulated lab serves on loopback only, not {m['host']}",
                                    hint="use TCPIP0::127.0.0.1::PORT::SOCKET")
             endpoint: TcpEndpoint | PtyEndpoint = TcpEndpoint(m["host"], int(m["port"]), inst, gate)
         else:
             a = _ASRL.match(resource)
             path = a["path"] if a else resource
             if not path.startswith("/"):
-                raise FixtureError(f"roles.{role}.resource: the simulated lab cannot serve {resource!r}",
+                raise FixtureError(f"{where}.resource: the simulated lab cannot serve {resource!r}",
                                    hint="use TCPIP0::127.0.0.1::PORT::SOCKET or a device path like /tmp/labctl-sim/x")
             endpoint = PtyEndpoint(path, inst, gate)
         self.instruments[role] = inst
         self.gates[role] = gate
         self.endpoints[role] = endpoint
+
+    def _wire_bays(self) -> None:
+        """A station-wide instrument (the DAQ) reads each slot's channels on that slot's board."""
+        if self.rack is None:
+            return
+        for slot in self.fixture.slots:
+            for name, text in slot.channels.items():
+                ref = ChannelRef.parse(text)
+                inst = self.instruments.get(ref.role)
+                if ref.role not in slot.roles and inst is not None and hasattr(inst, "bays"):
+                    channel = ref.channel.strip("()@ ")
+                    inst.bays[channel] = self.rack.bay(slot.id)
+                    inst.wiring[channel] = name
 
     # -- life cycle ---------------------------------------------------------------------
     def start(self) -> SimulatedLab:
@@ -233,10 +268,41 @@ class SimulatedLab:
             if rules is not None:
                 rules.clear()
 
-    def swap_dut(self, serial: str) -> None:
-        """Put another DUT on the fixture (its variant and faults come from ``sim.duts``)."""
+    def swap_dut(self, serial: str, slot: str | None = None) -> None:
+        """Put another DUT on the fixture, or in one slot of a rack (its variant and faults
+        come from ``sim.duts``)."""
         params, inst_faults = build_dut(serial, self.config)
+        if slot is not None:
+            if self.rack is None or slot not in self.rack.bays:
+                raise FixtureError(f"no slot {slot!r} in this simulated lab",
+                                   hint=f"slots: {', '.join(self.rack.bays) if self.rack else 'none'}")
+            self.rack.bay(slot).swap_dut(params)
+            roles = next(s.roles for s in self.fixture.slots if s.id == slot)
+            for role in [f"{slot}/{r}" for r in roles]:
+                self.clear_faults(role)
+            for spec in inst_faults:
+                self.inject(_in_slot(spec, slot, roles))
+            return
         self.bench.swap_dut(params)
         self.clear_faults()
         for spec in inst_faults:
             self.inject(spec)
+
+    def slot_bench(self, slot: str) -> Bench:
+        """The physics of the board in one slot of a rack."""
+        if self.rack is None or slot not in self.rack.bays:
+            raise FixtureError(f"no slot {slot!r} in this simulated lab")
+        return self.rack.bay(slot)
+
+
+def slot_dut(config: SimConfig, slot: str) -> str:
+    """The serial of the DUT the simulated lab puts in a slot."""
+    return config.slots.get(slot) or f"SIM-SLOT-{slot}"
+
+
+def _in_slot(spec: dict[str, Any], slot: str, slot_roles: dict[str, Any]) -> dict[str, Any]:
+    """An instrument fault of a slot's DUT acts on that slot's instrument of the role."""
+    role = spec.get("role")
+    if role in slot_roles:
+        return {**spec, "role": f"{slot}/{role}"}
+    return spec

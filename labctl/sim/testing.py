@@ -45,11 +45,14 @@ def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **si
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
     tmp_path = Path(tmp_path)
     tmp_path.mkdir(parents=True, exist_ok=True)
-    roles: dict[str, Any] = data.get("roles", {})
-    tcp_roles = [r for r, b in roles.items() if _TCP.match(str(b.get("resource", "")).strip())]
+    # the station's roles, then each slot's own (serial devices named slot-role)
+    groups: list[tuple[str, dict[str, Any]]] = [("", data.get("roles") or {})]
+    groups += [(f"{slot['id']}-", slot.get("roles") or {}) for slot in data.get("slots") or []]
+    bindings = [(prefix + role, b) for prefix, roles in groups for role, b in roles.items()]
+    tcp_roles = [r for r, b in bindings if _TCP.match(str(b.get("resource", "")).strip())]
     ports = iter(free_ports(len(tcp_roles)))
     dev_dir = tmp_path / "dev"
-    for role, binding in roles.items():
+    for role, binding in bindings:
         res = str(binding.get("resource", "")).strip()
         m = _TCP.match(res)
         if m:
@@ -70,12 +73,14 @@ def served_lab(fixture: Path, *serve_args: str, timeout: float = 30.0) -> Iterat
     answers at its address; stopped (SIGTERM, then kill) afterwards."""
     from labctl.instruments.simstart import address_answers
 
-    roles = (yaml.safe_load(Path(fixture).read_text(encoding="utf-8")) or {}).get("roles", {})
+    data = yaml.safe_load(Path(fixture).read_text(encoding="utf-8")) or {}
+    roles = list((data.get("roles") or {}).values())
+    roles += [b for slot in data.get("slots") or [] for b in (slot.get("roles") or {}).values()]
     proc = subprocess.Popen([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(fixture), *serve_args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + timeout
-        while not all(address_answers(str(r["resource"])) for r in roles.values()):
+        while not all(address_answers(str(r["resource"])) for r in roles):
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 raise RuntimeError(f"labctl sim serve did not come up: {proc.communicate()}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, literal, not_, or_, select
@@ -34,8 +34,12 @@ if TYPE_CHECKING:
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
-def parse_since(value: str | float | datetime | None, now: float | None = None) -> float | None:
-    """``"2h"``, ``"3d"``, ``"2026-11-30"``, ``"2026-11-30T08:00"``, a datetime or epoch -> epoch."""
+def parse_since(value: str | float | datetime | None, now: float | None = None, *,
+                option: str = "--since") -> float | None:
+    """``"2h"``, ``"3d"``, ``"2026-11-30"``, ``"2026-11-30T08:00"``, a datetime or epoch -> epoch.
+
+    For ``option="--until"`` a plain date means the end of that day (``--until 2026-11-30``
+    includes the runs of the 30th)."""
     if value is None or value == "":
         return None
     if isinstance(value, int | float):
@@ -49,9 +53,11 @@ def parse_since(value: str | float | datetime | None, now: float | None = None) 
         dt = datetime.fromisoformat(value.strip())
     except ValueError:
         raise UsageError(
-            f"cannot read --since {value!r}",
+            f"cannot read {option} {value!r}",
             hint="use an age like 30m, 12h, 7d or a date like 2026-11-30 or 2026-11-30T08:00",
         ) from None
+    if option == "--until" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        dt += timedelta(days=1)
     return (dt if dt.tzinfo else dt.astimezone()).timestamp()
 
 
@@ -72,34 +78,57 @@ def _like_pattern(value: str) -> str:
     return escaped.replace("*", "%")
 
 
-def _runs_select(plan: str | None, dut: str | None, station: str | None, outcome: str | None,
-                 since: Any, limit: int | None) -> Select:
+@dataclass(frozen=True)
+class RunFilters:
+    """Which runs: the filters of ``labctl runs`` and ``labctl report``. Names match exactly,
+    or with ``*`` wildcards; ``outcome`` is comma-separated; ``since``/``until`` take an age
+    (30m, 12h, 7d), a date or a datetime (see :func:`parse_since`)."""
+
+    plan: str | None = None
+    plan_version: str | None = None
+    dut: str | None = None
+    station: str | None = None
+    outcome: str | None = None
+    since: Any = None
+    until: Any = None
+    limit: int | None = None
+
+    def any(self) -> bool:
+        return any(v not in (None, "") for k, v in vars(self).items() if k != "limit")
+
+    def where(self, q: Select) -> Select:
+        """``q`` (a select over ``runs``) narrowed to these filters."""
+        for column, value in ((T.runs.c.plan_name, self.plan), (T.runs.c.plan_version, self.plan_version),
+                              (T.runs.c.dut_serial, self.dut), (T.runs.c.station, self.station)):
+            if value:
+                q = q.where(column.like(_like_pattern(value), escape="\\") if "*" in value else column == value)
+        if self.outcome:
+            q = q.where(T.runs.c.outcome.in_([o.strip() for o in self.outcome.split(",")]))
+        since_t = parse_since(self.since)
+        if since_t is not None:
+            q = q.where(T.runs.c.started_at >= since_t)
+        until_t = parse_since(self.until, option="--until")
+        if until_t is not None:
+            q = q.where(T.runs.c.started_at < until_t)
+        return q.limit(self.limit) if self.limit else q
+
+
+def _runs_select(filters: RunFilters) -> Select:
     q = select(
         T.runs.c.id, T.runs.c.started_at, T.runs.c.ended_at, T.runs.c.outcome, T.runs.c.plan_name,
         T.runs.c.plan_version, T.runs.c.plan_hash, T.runs.c.station, T.runs.c.slot, T.runs.c.dut_serial,
         T.runs.c.operator, T.runs.c.labctl_version, T.runs.c.host, T.runs.c.pid, T.runs.c.sessions,
-        T.runs.c.resumed_from, T.runs.c.message,
+        T.runs.c.resumed_from, T.runs.c.rerun_of, T.runs.c.message,
         _count_steps("PASS").label("steps_passed"), _count_steps("FAIL").label("steps_failed"),
         _count_steps("ERROR").label("steps_error"),
     ).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
-    for column, value in ((T.runs.c.plan_name, plan), (T.runs.c.dut_serial, dut), (T.runs.c.station, station)):
-        if value:
-            q = q.where(column.like(_like_pattern(value), escape="\\") if "*" in value else column == value)
-    if outcome:
-        q = q.where(T.runs.c.outcome.in_([o.strip() for o in outcome.split(",")]))
-    since_t = parse_since(since)
-    if since_t is not None:
-        q = q.where(T.runs.c.started_at >= since_t)
-    if limit:
-        q = q.limit(limit)
-    return q
+    return filters.where(q)
 
 
-def list_runs(store: Store, *, plan: str | None = None, dut: str | None = None, station: str | None = None,
-              outcome: str | None = None, since: Any = None, limit: int | None = None) -> list[dict[str, Any]]:
-    """Runs newest first, as dicts (filters match exactly, or with ``*`` wildcards)."""
+def list_runs(store: Store, filters: RunFilters | None = None, **kw: Any) -> list[dict[str, Any]]:
+    """Runs newest first, as dicts (``filters``, or its fields as keywords: ``plan=…, since=…``)."""
     with store.read_engine.connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(_runs_select(plan, dut, station, outcome, since, limit))]
+        rows = [dict(r._mapping) for r in conn.execute(_runs_select(filters or RunFilters(**kw)))]
     for r in rows:
         r["duration"] = (r["ended_at"] - r["started_at"]) if r["ended_at"] is not None else None
     return rows
@@ -122,7 +151,7 @@ def find_run(store: Store, run_id: str) -> str:
 
 # -- steps and measurements -------------------------------------------------------------------
 
-def _final_step() -> Any:
+def final_step_clause() -> Any:
     """True for the latest finished attempt of each step (per run, group, step id, corner).
     A replay on resume (labctl.engine.replay) only re-establishes state: unless it failed or
     errored (then it decides the step's verdict), it is never final, and the attempt before
@@ -176,7 +205,7 @@ def _measurements_select(run_ids: list[str] | None, final_only: bool, **filters:
     if run_ids is not None:
         q = q.where(T.steps.c.run_id.in_(run_ids))
     if final_only:
-        q = q.where(_final_step())
+        q = q.where(final_step_clause())
     for key, column in (("plan", T.runs.c.plan_name), ("dut", T.runs.c.dut_serial), ("station", T.runs.c.station),
                         ("name", T.measurements.c.name), ("verdict", T.measurements.c.verdict)):
         if filters.get(key):
@@ -188,7 +217,7 @@ def _measurements_select(run_ids: list[str] | None, final_only: bool, **filters:
 
 
 def step_rows(store: Store, run_id: str) -> list[dict[str, Any]]:
-    q = (select(*_STEP_COLUMNS, _final_step().label("final"))
+    q = (select(*_STEP_COLUMNS, final_step_clause().label("final"))
          .where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))
     with store.read_engine.connect() as conn:
         return [dict(r._mapping) for r in conn.execute(q)]
@@ -220,6 +249,36 @@ def run_detail(store: Store, run_id: str) -> dict[str, Any]:
     rank = {"FAIL": 0, "MARGINAL": 1}
     ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
     return {"run": run, "steps": step_rows(store, run_id), "measurements": ms, **child}
+
+
+def previous_run(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The same DUT's run before this one (the bring-up loop: rework, re-run, compare): of the
+    same plan if there is one, else of any plan; None without a DUT serial or an earlier run."""
+    run_id = find_run(store, run_id)
+    with store.read_engine.connect() as conn:
+        this = conn.execute(select(T.runs.c.dut_serial, T.runs.c.plan_name, T.runs.c.started_at)
+                            .where(T.runs.c.id == run_id)).one()
+        if not this.dut_serial:
+            return None
+        base = (select(T.runs.c.id).where(T.runs.c.dut_serial == this.dut_serial, T.runs.c.id != run_id,
+                                          or_(T.runs.c.started_at < this.started_at,
+                                              and_(T.runs.c.started_at == this.started_at, T.runs.c.id < run_id)))
+                .order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc()).limit(1))
+        found = (conn.execute(base.where(T.runs.c.plan_name == this.plan_name)).scalar()
+                 or conn.execute(base).scalar())
+    if found is None:
+        return None
+    return next(iter(list_runs_by_id(store, [found])), None)
+
+
+def list_runs_by_id(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
+    """The :func:`list_runs` rows of the given runs (newest first)."""
+    q = _runs_select(RunFilters()).where(T.runs.c.id.in_(run_ids))
+    with store.read_engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(q)]
+    for r in rows:
+        r["duration"] = (r["ended_at"] - r["started_at"]) if r["ended_at"] is not None else None
+    return rows
 
 
 def _measure_key(m: dict[str, Any]) -> tuple[Any, ...]:
@@ -268,9 +327,8 @@ def _frame(store: Store, q: Select, time_columns: tuple[str, ...]) -> pd.DataFra
 
 
 def runs(store: Store, **filters: Any) -> pd.DataFrame:
-    """One row per run, newest first (filters: plan, dut, station, outcome, since, limit)."""
-    q = _runs_select(filters.get("plan"), filters.get("dut"), filters.get("station"), filters.get("outcome"),
-                     filters.get("since"), filters.get("limit"))
+    """One row per run, newest first (filters: the fields of :class:`RunFilters`)."""
+    q = _runs_select(RunFilters(**filters))
     df = _frame(store, q, ("started_at", "ended_at"))
     df["duration_s"] = (df["ended_at"] - df["started_at"]).dt.total_seconds()
     return df
@@ -278,7 +336,7 @@ def runs(store: Store, **filters: Any) -> pd.DataFrame:
 
 def steps(store: Store, run_ids: str | list[str] | None = None) -> pd.DataFrame:
     """One row per step attempt (``final`` marks the attempt that counts)."""
-    q = select(*_STEP_COLUMNS, _final_step().label("final")).order_by(T.steps.c.run_id, T.steps.c.session, T.steps.c.seq)
+    q = select(*_STEP_COLUMNS, final_step_clause().label("final")).order_by(T.steps.c.run_id, T.steps.c.session, T.steps.c.seq)
     if run_ids is not None:
         q = q.where(T.steps.c.run_id.in_([run_ids] if isinstance(run_ids, str) else run_ids))
     return _frame(store, q, ("started_at", "ended_at"))
@@ -321,7 +379,9 @@ class Cursor:
 
 def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dict[str, Any], Cursor]:
     """What a live view needs since ``cursor``: the run row (outcome, heartbeat), every step
-    (small; outcomes change), and the measurements, samples and logs committed since.
+    (small; outcomes change), the measurements, samples and logs committed since, and the
+    run's latest stored progress line (``progress``: step_key, text, fraction, t; or None)
+    and the question it waits on (``prompt``: the newest unanswered prompt, or None).
 
         changes, cur = follow(store, run_id)
         while changes["run"]["outcome"] == "running":
@@ -347,9 +407,16 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dic
         ls = [dict(r._mapping) for r in conn.execute(
             select(T.logs.c.id, T.logs.c.step_key, T.logs.c.level, T.logs.c.message, T.logs.c.t)
             .where(T.logs.c.run_id == run_id, T.logs.c.id > cur.log).order_by(T.logs.c.id))]
+        prog = conn.execute(select(T.progress).where(T.progress.c.run_id == run_id)).first()
+        asked = conn.execute(select(T.prompts.c.step_key, T.prompts.c.prompt_id, T.prompts.c.text, T.prompts.c.choices,
+                                    T.prompts.c.t)
+                             .where(T.prompts.c.run_id == run_id, T.prompts.c.answered_at.is_(None))
+                             .order_by(T.prompts.c.session.desc(), T.prompts.c.seq.desc()).limit(1)).first()
     new = Cursor(
         measurement=ms[-1]["id"] if ms else cur.measurement,
         sample=ss[-1]["id"] if ss else cur.sample,
         log=ls[-1]["id"] if ls else cur.log,
     )
-    return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls}, new
+    return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls,
+            "progress": dict(prog._mapping) if prog is not None else None,
+            "prompt": dict(asked._mapping) if asked is not None else None}, new

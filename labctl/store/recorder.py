@@ -12,7 +12,11 @@ Durability (what is committed when ``publish`` returns):
   then loses at most the steps of the last window, never part of a step; resume re-runs them.
 * ``PromptAsked`` / ``PromptAnswered`` / ``RunEnded``: at once;
 * samples, logs, step starts, instrument errors, attachments, instrument I/O: batched and
-  flushed at least every ``flush_interval`` (1 s) by a background thread, and at step end.
+  flushed at least every ``flush_interval`` (1 s) by a background thread, and at step end;
+* ``Progress`` (what a long wait waits for): only the latest line of each run is kept, in the
+  ``progress`` table, written at most once per ``progress_interval`` (0.5 s) — the newest
+  line is written by the background thread when the interval has passed — so a watcher
+  (``labctl tui --watch``) sees live progress. It is transient: never spooled.
 
 Measurements of a step are held until its end: a step cut off by a crash leaves none, so
 re-running it on resume never duplicates a measurement.
@@ -78,6 +82,8 @@ class _Run:
     open_steps: dict[str, tuple[int, ev.StepStarted]] = field(default_factory=dict)
     last_flush: float = field(default_factory=time.monotonic)
     spool_prologue_done: bool = False
+    progress: ev.Progress | None = None  # the newest progress line not written yet
+    progress_written: float = float("-inf")  # monotonic time of the last progress write
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -99,12 +105,14 @@ class Recorder:
         flush_interval: float = 1.0,
         write_timeout: float | None = None,
         commit_window: float = 0.0,
+        progress_interval: float = 0.5,
     ) -> None:
         self.store = store
         self.spool_path = spool_path
         self.heartbeat_interval = heartbeat_interval
         self.flush_interval = flush_interval
         self.commit_window = commit_window
+        self.progress_interval = progress_interval
         self._sink = DbSink(store, heartbeat_interval=heartbeat_interval)
         self._db = BoundedCaller(write_timeout, name="labctl-recorder-db",
                                  what=f"the results database {store.display_url}")
@@ -148,6 +156,10 @@ class Recorder:
             run = self._runs.get(event.run_id)
             if run is None:
                 raise StoreError(f"event {event.kind} for run {event.run_id!r}, which has not started here")
+            if isinstance(event, ev.Progress):
+                run.progress = event
+                self._write_progress(run, time.monotonic())
+                return
             seq = run.next_seq()
             if isinstance(event, ev.MeasurementRecorded):
                 run.measurements.append((seq, event))
@@ -250,6 +262,21 @@ class Recorder:
         run.last_flush = time.monotonic()
         return Batch(run.run_id, run.session, items, io) if items or io else None
 
+    def _write_progress(self, run: _Run, now: float) -> None:
+        """Write the run's newest progress line if the last write is ``progress_interval`` old.
+        Best effort: a failed write loses only this line (a stalled database is a failed one)."""
+        event = run.progress
+        if event is None or self.spooled or now - run.progress_written < self.progress_interval:
+            return
+        run.progress, run.progress_written = None, now
+        try:
+            self._db.call(self._sink.write_progress, event)
+        except StoreTimeout as exc:
+            self.spooled = True
+            self.problem = f"results database failed: {exc.message}"
+        except SQLAlchemyError:
+            pass  # the next batch write notices a dead database and spools
+
     def _commit(self, run: _Run, batch: Batch) -> None:
         if not self.spooled:
             for attempt in (1, 2):  # one retry on a fresh connection (the pool drops dead ones)
@@ -304,7 +331,7 @@ class Recorder:
             thread.join(timeout=30)
 
     def _keep(self, stop: threading.Event) -> None:
-        tick = min(self.flush_interval, self.heartbeat_interval, self.commit_window or 1e9) / 2
+        tick = min(self.flush_interval, self.heartbeat_interval, self.progress_interval, self.commit_window or 1e9) / 2
         last_beat = time.monotonic()
         while not stop.wait(tick):
             now = time.monotonic()
@@ -314,6 +341,7 @@ class Recorder:
                 self._lock.acquire()
                 batch = None
                 try:
+                    self._write_progress(run, now)
                     if ((run.pending or run.io) and now - run.last_flush >= self.flush_interval
                             or run.ready and now - run.ready_since >= self.commit_window):
                         batch = self._take(run, with_measurements=False)

@@ -70,11 +70,13 @@ runs = Table(
     Column("heartbeat_interval", Double, nullable=False),
     Column("resumed_from", String(64)),  # a new run that continues another one
     Column("sessions", Integer, nullable=False, server_default="1"),  # 1 + number of resumes
+    Column("rerun_of", String(64)),  # a run that re-ran steps of an earlier run (revision 0003)
     Index(None, "started_at"),
     Index(None, "outcome"),
     Index(None, "plan_name"),
     Index(None, "dut_serial"),
     Index(None, "station"),
+    Index(None, "rerun_of"),
 )
 
 # One row per process that wrote into a run: session 0 is the original, 1.. are resumes.
@@ -240,6 +242,18 @@ io_log = _run_child(
     Column("elapsed_s", Double),
 )
 
+# The latest progress or wait line of each run ("chamber 43.1 → 45.0 degC, stable 20 s of 2 min"),
+# overwritten at most twice a second by the recorder, so a watcher elsewhere sees it (revision 0003).
+progress = Table(
+    "progress",
+    metadata,
+    Column("run_id", String(64), ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("step_key", String(300), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("fraction", Double),
+    Column("t", Double, nullable=False),
+)
+
 ALL_TABLES = (
     runs,
     run_sessions,
@@ -252,4 +266,70 @@ ALL_TABLES = (
     instrument_errors,
     attachments,
     io_log,
+    progress,
+)
+
+# -- the fleet (revision 0004): stations, their agents, the job queue -----------------------
+
+# What an agent said about its station at its last heartbeat (labctl.fleet.registry).
+stations = Table(
+    "stations",
+    metadata,
+    Column("id", String(200), primary_key=True),  # the fixture's station id
+    Column("host", String(255), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("owner_token", String(64), nullable=False, server_default=""),  # the agent's pid start time
+    Column("agent_id", String(64), nullable=False),  # one per agent process; guards every write
+    Column("fixture_path", Text, nullable=False, server_default=""),
+    Column("fixture_text", Text, nullable=False, server_default=""),  # for checking plans at submit
+    Column("classes", Json),  # station classes this agent takes jobs of
+    Column("instruments", Json),  # role -> {driver, resource, idn, asset_serial, calibration_due}
+    Column("calibration_due", String(32)),  # the soonest of its instruments
+    Column("labctl_version", String(32), nullable=False, server_default=""),
+    Column("state", String(16), nullable=False),  # idle | running | stopped
+    Column("current_job", BigInteger),
+    Column("current_run", String(64)),
+    Column("current_step", String(300)),
+    Column("message", Text, nullable=False, server_default=""),
+    Column("started_at", Double, nullable=False),
+    Column("heartbeat_at", Double, nullable=False),
+    Column("heartbeat_interval", Double, nullable=False),
+)
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("plan_name", String(200), nullable=False),
+    Column("plan_file", Text, nullable=False),  # the file name it was submitted as
+    Column("plan_text", Text, nullable=False),  # what runs is what was submitted
+    Column("plan_files", Json),  # included files: path relative to plan_file's folder -> text
+    Column("plan_sha256", String(64), nullable=False),  # the plan's hash as a run records it
+    Column("parameters", Json),  # --set NAME=VALUE
+    Column("dut_serial", String(200)),
+    Column("station", String(200)),  # target station, or NULL with a station class
+    Column("station_class", String(100)),
+    Column("portable", Boolean, nullable=False, server_default="0"),  # may move to another station
+    Column("priority", Integer, nullable=False, server_default="0"),  # higher runs first
+    Column("submitted_at", Double, nullable=False),
+    Column("submitted_by", String(200)),
+    Column("state", String(16), nullable=False),  # queued | running | interrupted | passed | failed | error | aborted | cancelled
+    Column("claimed_by", String(200)),  # the station running (or that last ran) it
+    Column("agent_id", String(64)),  # the agent process holding the claim
+    Column("claimed_at", Double),
+    Column("claims", Integer, nullable=False, server_default="0"),
+    Column("run_id", String(64)),
+    Column("ended_at", Double),
+    Column("exit_code", Integer),
+    Column("message", Text, nullable=False, server_default=""),
+    Index(None, "state", "priority", "submitted_at"),
+    Index(None, "claimed_by"),
+)
+
+# name -> value: ``compatible_with`` is the oldest revision whose code can use this schema.
+labctl_schema = Table(
+    "labctl_schema",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
 )

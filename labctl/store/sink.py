@@ -30,6 +30,7 @@ from labctl.store.schema import (
     io_log,
     logs,
     measurements,
+    progress,
     prompts,
     run_sessions,
     runs,
@@ -104,6 +105,7 @@ class DbSink:
         }
         self._sql = _step_sql("?" if store.dialect == "sqlite" else "%s")
         mod = sqlite if store.dialect == "sqlite" else postgresql
+        self._progress_insert = mod.insert(progress)
         self._insert_stmts = {t.name: mod.insert(t).on_conflict_do_nothing() for t in (
             runs, run_sessions, instruments, steps, measurements, samples, logs, prompts,
             instrument_errors, attachments, io_log)}
@@ -114,6 +116,15 @@ class DbSink:
     def write(self, batch: Batch) -> None:
         with self.store.engine.begin() as conn:
             self._write(conn, batch)
+
+    def write_progress(self, e: ev.Progress) -> None:
+        """The run's latest progress line replaces the one before (one row per run)."""
+        values = {"run_id": e.run_id, "step_key": e.step_key, "text": e.text, "fraction": e.fraction, "t": e.time}
+        stmt = self._progress_insert.values(**values)
+        stmt = stmt.on_conflict_do_update(index_elements=["run_id"],
+                                          set_={k: v for k, v in values.items() if k != "run_id"})
+        with self.store.engine.begin() as conn:
+            conn.execute(stmt)
 
     # -- the three phases: parents, children (bulk), updates ------------------------------
 
@@ -150,7 +161,7 @@ class DbSink:
                 case ev.StepEnded() | ev.PromptAnswered() | ev.RunEnded():
                     later.append((seq, e))
                 case _:
-                    pass  # Progress is transient (live views only): not stored
+                    pass  # Progress goes its own way (Recorder: latest line per run, throttled)
         for seq, rec in b.io_records:
             children["io_log"].append({
                 "run_id": b.run_id, "session": b.session, "seq": seq, "step_key": rec.get("step_key"),
@@ -208,7 +219,7 @@ class DbSink:
                 "operator": e.operator, "parameters": _plain(e.parameters), "corners": _plain(e.corners),
                 "started_at": e.time, "ended_at": None, "outcome": "running", "message": "",
                 "resumed_from": e.resumed_from if e.resumed_from != b.run_id else None,
-                "sessions": b.session + 1, **owner,
+                "sessions": b.session + 1, "rerun_of": e.rerun_of, **owner,
             }])
             changed = False
         else:

@@ -1,7 +1,8 @@
 """The results store: one database (SQLite file or PostgreSQL), its upkeep, and resume info.
 
-``open_store()`` resolves the location (``--db``, ``$LABCTL_DB``, default file), migrates the
-schema and marks runs whose owner died as ``interrupted``. Writing goes through
+``open_store()`` resolves the location (``--db``, ``$LABCTL_DB``, default file), checks the
+schema (a SQLite file is migrated; a shared PostgreSQL database only by ``labctl db upgrade``,
+see :mod:`labctl.store.migrate`) and marks runs whose owner died as ``interrupted``. Writing goes through
 :class:`labctl.store.recorder.Recorder`; reading through :mod:`labctl.store.query`.
 """
 
@@ -17,7 +18,7 @@ from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from labctl.errors import StoreError
+from labctl.errors import StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
@@ -146,12 +147,12 @@ class Store:
         else:
             raise StoreError(f"unsupported database {self.display_url}")
         try:
-            migrate.upgrade(self.engine, self.display_url, self.read_engine)
+            self.schema = migrate.check(self.engine, self.display_url, self.read_engine)
             if mark_interrupted:
                 self.mark_interrupted()
         except SQLAlchemyError as exc:
             self.close()
-            raise StoreError(
+            raise StoreUnreachable(
                 f"cannot open the results database {self.display_url}: {_reason(exc)}",
                 hint="check --db / $LABCTL_DB, that the server is up and that you may write there",
             ) from exc
@@ -341,7 +342,8 @@ def open_store(
     mark_interrupted: bool = True,
     sqlite_synchronous: str = "FULL",
 ) -> Store:
-    """Open (creating and migrating as needed) the results store.
+    """Open the results store (a SQLite file is created and migrated as needed; a PostgreSQL
+    database must have been brought to this labctl's schema by ``labctl db upgrade``).
 
     ``url_or_path``: a SQLite file path or a URL; ``None`` means ``$LABCTL_DB`` or the default
     file (see :mod:`labctl.store.location`). Runs left ``running`` by a dead process are marked

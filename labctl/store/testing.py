@@ -4,6 +4,8 @@ engine's kill/resume tests).
 * :func:`temporary_database` yields a fresh SQLite file or a fresh PostgreSQL schema (on the
   server named by ``$LABCTL_TEST_PG``, default ``postgresql://postgres@127.0.0.1:5432/test``)
   and drops it afterwards. An unreachable server raises: PostgreSQL tests fail, never skip.
+  PostgreSQL schemas are brought to the current revision (``labctl db upgrade``) unless
+  ``upgrade=False``; :func:`upgrade_database` does that for a database made elsewhere.
 * :func:`verify_after_kill` checks what a killed writer left behind.
 """
 
@@ -33,8 +35,9 @@ def postgres_admin_url() -> str:
 
 
 @contextmanager
-def temporary_database(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A URL (or SQLite path) of an empty database of ``backend``, removed afterwards."""
+def temporary_database(backend: str, tmp_path: Path, *, upgrade: bool = True) -> Iterator[str]:
+    """A URL (or SQLite path) of an empty database of ``backend``, removed afterwards (a
+    PostgreSQL one at the current schema revision unless ``upgrade`` is False)."""
     if backend == "sqlite":
         yield str(tmp_path / "results.db")
         return
@@ -45,11 +48,22 @@ def temporary_database(backend: str, tmp_path: Path) -> Iterator[str]:
     with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     sep = "&" if "?" in admin else "?"
+    url = f"{admin}{sep}options={quote(f'-csearch_path={schema}')}"
     try:
-        yield f"{admin}{sep}options={quote(f'-csearch_path={schema}')}"
+        if upgrade:
+            upgrade_database(url)
+        yield url
     finally:
         with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def upgrade_database(url: str, to: str = "head") -> None:
+    """``labctl db upgrade --db URL [--to REV]`` in-process (a shared database never migrates
+    itself when a store opens)."""
+    from labctl.store.migrate import upgrade_location
+
+    upgrade_location(url, to)
 
 
 @dataclass

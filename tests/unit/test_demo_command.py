@@ -28,3 +28,14 @@ def test_labctl_off_the_path_is_named_by_its_path_and_how_to_activate(monkeypatc
 def test_labctl_on_the_path_is_just_labctl(monkeypatch):
     monkeypatch.setenv("PATH", f"{VENV_BIN}:/usr/bin:/bin")
     assert labctl_command() == ("labctl", None)
+
+
+def test_demo_report_goes_beside_the_results_unless_told(monkeypatch, tmp_path):
+    from labctl.demo import default_report_path
+
+    monkeypatch.setenv("LABCTL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("LABCTL_DB", raising=False)
+    path = Path(default_report_path(None))  # the default results file is in $LABCTL_HOME
+    assert path.parent == tmp_path / "home" / "reports" and path.name.startswith("demo-") and path.suffix == ".html"
+    assert Path(default_report_path(str(tmp_path / "lab" / "r.db"))).parent == tmp_path / "lab" / "reports"
+    assert Path(default_report_path("postgresql://lab@db/results")).parent == tmp_path / "home" / "reports"

@@ -9,6 +9,7 @@ thermocouple point (LID, HBM, VRM, INLET, DIE); a rail name wires that rail's vo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument, nr1s
@@ -27,6 +28,8 @@ DEFAULT_WIRING = {
     "111": "VDD_CORE", "112": "VDD_HBM", "113": "VDD_IO", "114": "VDD_AUX",
 }
 SLOT1 = range(101, 123)
+#: channels of each plug-in module (DAQM901A: 20 two-wire + 2 current; DAQM908A: 40 single-ended)
+MODULE_CHANNELS = {"DAQM901A": 22, "DAQM908A": 40}
 TC_UV_PER_C = 40.7e-6
 TC_TYPES = ["B", "E", "J", "K", "N", "R", "S", "T"]
 
@@ -50,8 +53,36 @@ class DAQ970A(BenchInstrument):
     default_serial = "MY58012345"
     options = "DAQM901A,0,0"
 
+    def __init__(self, **kw: Any) -> None:
+        modules = list((kw.get("options") or {}).get("modules") or ["DAQM901A"])[:3]
+        for name in modules:
+            if name not in MODULE_CHANNELS:
+                raise ValueError(f"DAQ970A module {name!r}: one of {', '.join(MODULE_CHANNELS)}")
+        self.modules = modules
+        self.channels = [100 * (i + 1) + n for i, name in enumerate(modules) for n in range(1, MODULE_CHANNELS[name] + 1)]
+        self.options = ",".join([*modules, "0", "0"][:max(3, len(modules))])
+        #: channel -> the bay (board) wired to it, in a rack; other channels read ``bench``
+        self.bays: dict[str, Any] = {}
+        self._solved = set()
+        super().__init__(**kw)
+
+    def sync(self) -> Any:
+        """Bring the physics up to now; each other board this DAQ reads is solved at this
+        instant when one of its channels is read (``_board``)."""
+        self._solved: set[int] = set()
+        return super().sync()
+
+    def _board(self, ch: int) -> Any:
+        bay = self.bays.get(str(ch))
+        if bay is None:
+            return self.bench
+        if id(bay) not in self._solved:
+            bay.solve_electrical(bay.t)
+            self._solved.add(id(bay))
+        return bay
+
     def reset(self) -> None:
-        self.cfg = {ch: ChanCfg() for ch in SLOT1}
+        self.cfg = {ch: ChanCfg() for ch in self.channels}
         self.scan: list[int] = []
         self.fmt = {"ALAR": False, "CHAN": False, "TIME": False, "UNIT": False}
         self.time_type = "REL"
@@ -73,13 +104,13 @@ class DAQ970A(BenchInstrument):
                 raise ScpiError(-109, "channel list missing")
             return list(self.scan)
         for ch in chans:
-            if ch not in SLOT1:
+            if ch not in self.cfg:
                 raise ScpiError(-241 if 200 <= ch < 400 else -222, f"no channel {ch}")
         return chans
 
     def _value(self, ch: int) -> tuple[float, str]:
         """One reading of a channel in its configured function: (value, unit)."""
-        b = self.bench
+        b = self._board(ch)
         cfg = self.cfg[ch]
         signal = self.wiring.get(str(ch), "")
         point = signal[3:].upper() if signal.upper().startswith("TC_") else None
@@ -317,7 +348,7 @@ class DAQ970A(BenchInstrument):
     def unit(self, call: Call) -> None:
         u = parse_choice(call.arg(0), ["C", "CEL", "F", "FAR", "K"])
         u = {"CEL": "C", "FAR": "F"}.get(u, u)
-        for ch in self._chans(call, required=False) or list(SLOT1):
+        for ch in self._chans(call, required=False) or list(self.cfg):
             self.cfg[ch].unit = u
 
     @scpi("UNIT:TEMPerature?")

@@ -11,6 +11,7 @@ import math
 import random
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from labctl.clock import Clock, RealClock
 from labctl.sim.physics import constants as K
@@ -18,6 +19,9 @@ from labctl.sim.physics.board import Board
 from labctl.sim.physics.chamber import ChamberAir
 from labctl.sim.physics.dut import DutParams, stable_seed
 from labctl.sim.physics.supply import LoadState, e36312a_channels
+
+if TYPE_CHECKING:
+    from labctl.sim.physics.rack import Rack
 
 MAX_STEP = 1.0  # simulated seconds (every node is updated exactly; this bounds coupling error)
 MAX_CATCH_UP = 3600.0  # simulated seconds integrated finely after a stall; older time in one step
@@ -27,12 +31,15 @@ LaneListener = Callable[[float, float, list[float], bool, int], None]
 
 
 class Bench:
-    def __init__(self, dut: DutParams, *, clock: Clock | None = None, seed: int = 0, room: float = 25.0) -> None:
+    def __init__(self, dut: DutParams, *, clock: Clock | None = None, seed: int = 0, room: float = 25.0,
+                 rack: Rack | None = None) -> None:
         self.clock = clock or RealClock()
-        self.lock = threading.RLock()
+        self.rack = rack  # a bay of a rack: one chamber and one lock for every board (labctl.sim.physics.rack)
+        self.lock = rack.lock if rack is not None else threading.RLock()
         self.seed = seed
         self.rng = random.Random(stable_seed(seed, "noise", dut.serial))
-        self.chamber = ChamberAir(room=room, air=room, setpoint=room, dynamic_setpoint=room)
+        self.chamber = rack.chamber if rack is not None else ChamberAir(room=room, air=room, setpoint=room,
+                                                                        dynamic_setpoint=room)
         self.psu = e36312a_channels()
         self.load = LoadState()
         self.board = Board(dut, ambient=room)
@@ -58,6 +65,8 @@ class Bench:
 
     def update(self) -> float:
         """Integrate the model up to now; returns the simulated time."""
+        if self.rack is not None:  # every board of the rack moves with the common chamber
+            return self.rack.update(self)
         with self.lock:
             now = self.clock.monotonic()
             if now - self.t > MAX_CATCH_UP:
@@ -74,8 +83,12 @@ class Bench:
             return self.t
 
     def _step(self, t0: float, dt: float) -> None:
-        t1 = t0 + dt
         self.chamber.step(dt)
+        self.step_board(t0, dt)
+
+    def step_board(self, t0: float, dt: float) -> None:
+        """Advance this board (and its supply) by ``dt`` in the chamber's present air."""
+        t1 = t0 + dt
         board = self.board
         board.ambient = self.chamber.air
         self.solve_electrical(t1)

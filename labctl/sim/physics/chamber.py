@@ -26,6 +26,8 @@ class ChamberAir:
     in_window_for: float = 0.0  # s the air has been inside the window
     error_word: int = 0
     broken: bool = False  # a fault: heater/compressor failed
+    heat_load: float = 0.0  # W the boards in the chamber put into its air (a rack's sum)
+    capacity: float = K.CHAMBER_CAPACITY_W  # W of board heat the air handler removes at its setpoint
 
     def reset(self) -> None:
         self.setpoint = self.room
@@ -52,6 +54,8 @@ class ChamberAir:
             target = self.dynamic_setpoint
             if not self.compressor:
                 target = max(target, self.room)
+            # heat beyond what the air handler can remove warms the air above its setpoint
+            target += max(0.0, self.heat_load - self.capacity) * K.CHAMBER_OVERLOAD_K_PER_W
         else:
             target = self.room
             self.dynamic_setpoint = self.air

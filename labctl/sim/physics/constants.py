@@ -96,6 +96,8 @@ PEAK_TOPS = 120.0
 
 # Chamber air (ThermoStream)
 AIR_TAU = 20.0  # s
+CHAMBER_CAPACITY_W = 8000.0  # board heat the chamber's air handler holds its setpoint against
+CHAMBER_OVERLOAD_K_PER_W = 0.01  # air rise per watt beyond that capacity
 AIR_NOISE = 0.05  # degC
 
 # Variation (sigma, fraction unless noted)

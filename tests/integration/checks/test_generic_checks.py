@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from labctl.engine.events import PromptAnswered, PromptAsked
@@ -133,3 +136,33 @@ def test_set_unknown_property_lists_the_settable_ones(bench):
     out = bench.run("set", {"target": "psu.ch1.colour", "value": "red"})
     assert out.outcome == "ERROR"
     assert "no settable property 'colour'" in out.message and "voltage" in out.message
+
+
+def test_prompt_timeout_ends_the_step_when_nobody_answers(bench):
+    cancelled, answered = [], threading.Event()
+
+    class WalkedAway:  # an operator who never comes back: the handler blocks until cancelled
+        def __call__(self, prompt_id, text, choices):
+            answered.wait(30)
+            return "yes", "operator:late"
+
+        def cancel(self, prompt_id):
+            cancelled.append(prompt_id)
+            answered.set()
+
+    start = time.monotonic()
+    out = bench.run("prompt", {"message": "Is the heatsink fitted?", "timeout": "1 s"}, prompt_handler=WalkedAway())
+    waited = time.monotonic() - start
+    assert out.outcome == "ERROR"
+    assert "prompt prompt: nobody answered 'Is the heatsink fitted?' within 1 s" in out.message
+    assert cancelled == ["prompt"]
+    assert waited < 10  # ended by the timeout, not by the handler's own 30 s
+    assert [e.timeout for e in out.events if isinstance(e, PromptAsked)] == [1.0]
+    assert not [e for e in out.events if isinstance(e, PromptAnswered)]
+
+
+def test_prompt_answered_within_its_timeout_records_who_answered(bench):
+    out = bench.run("prompt", {"message": "Is the heatsink fitted?", "timeout": "5 s"},
+                    prompt_handler=lambda *a: ("yes", "operator:alice"))
+    assert out.outcome == "PASS"
+    assert [(e.answer, e.source) for e in out.events if isinstance(e, PromptAnswered)] == [("yes", "operator:alice")]

@@ -16,6 +16,8 @@ from collections import Counter
 import pytest
 from engine_support import DATA, RunProcess, stored_measurements
 
+from labctl.store.testing import upgrade_database
+
 PLAN = str(DATA / "killable.yaml")
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
@@ -32,7 +34,9 @@ def db_url(request, tmp_path):
     with admin.connect() as conn:  # fails (never skips) when PostgreSQL is unreachable
         conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
     try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        upgrade_database(url)  # a shared database migrates only by `labctl db upgrade`
+        yield url
     finally:
         with admin.connect() as conn:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

@@ -15,6 +15,7 @@ class TcpProxy:
         self._lock = threading.Lock()
         self._alive = True
         self._stalled = threading.Event()
+        self._down = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -23,6 +24,9 @@ class TcpProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
+            if self._down.is_set():  # the server is "down": connections are refused at once
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(self.target, timeout=5)
                 upstream.settimeout(None)
@@ -62,10 +66,24 @@ class TcpProxy:
         with self._lock:
             self._alive = False
             self._listener.close()
-            for s in self._conns:
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                s.close()
-            self._conns.clear()
+            self._drop_all()
+
+    def _drop_all(self) -> None:
+        """Close every open connection (with the lock held)."""
+        for s in self._conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+        self._conns.clear()
+
+    def down(self) -> None:
+        """Drop every open connection and refuse new ones until :meth:`up` (a database
+        restart or a network outage that ends)."""
+        self._down.set()
+        with self._lock:
+            self._drop_all()
+
+    def up(self) -> None:
+        self._down.clear()

@@ -1,19 +1,35 @@
-"""JUnit XML shows measured values as people read them: 3.07 ms, not 3.0700000000000003 ms."""
+"""JUnit XML of run records: values as people read them, a suite per run and corner, failures
+with the failing measurement against its limits and the attempt that counted."""
 
 from __future__ import annotations
 
-from labctl.engine.context import Recorded
-from labctl.engine.events import Limits, RunOutcome, StepOutcome, Verdict
-from labctl.engine.runner import RunResult, StepResult
+from junitparser import Failure, JUnitXml
+
 from labctl.report.junit import junit_xml
+from labctl.report.record import Limits
+from tests.unit.report.records import failing_record, measurement, record, step
 
 
 def test_floats_have_six_significant_digits_and_counts_stay_whole():
-    step = StepResult("steps/sequencing", "sequencing", "steps", "power.sequencing", StepOutcome.PASS, measurements=[
-        Recorded("VDD_CORE->VDD_AUX", 3.0700000000000003, "ms", Verdict.PASS, Limits(low=0.5, high=5.0, text="0.5 ms ≤ x ≤ 5 ms")),
-        Recorded("bits", 4608000000000, "", Verdict.NONE, None),
-    ])
-    xml = junit_xml(RunResult("r1", RunOutcome.PASSED, "", [step]))
+    xml = junit_xml([record(step("sequencing", "PASS",
+        measurement("VDD_CORE->VDD_AUX", 3.0700000000000003, "ms", "PASS", Limits(low=0.5, high=5.0, text="0.5 ms ≤ x ≤ 5 ms")),
+        measurement("bits", 4608000000000, "", "NONE")))])
     assert "VDD_CORE-&gt;VDD_AUX = 3.07 ms [0.5 ms ≤ x ≤ 5 ms] PASS" in xml
     assert "bits = 4608000000000  NONE" in xml
     assert "3.0700000000000003" not in xml
+
+
+def test_a_suite_per_corner_and_the_failure_names_value_limits_and_attempt(tmp_path):
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml([failing_record()]), encoding="utf-8")
+    suites = list(JUnitXml.fromfile(str(path)))
+    assert [s.name for s in suites] == ["power-rails 1.2 DUT-7 run-1 [vin=4.75 V]", "power-rails 1.2 DUT-7 run-1 [vin=5 V]"]
+    assert [(s.tests, s.failures) for s in suites] == [(1, 0), (1, 1)]
+    [case] = list(suites[1])
+    [failure] = case.result
+    assert isinstance(failure, Failure)
+    assert failure.message == "VDD_CORE out of limits"
+    assert "VDD_CORE (rail=VDD_CORE) = 0.71 V [0.75 V ± 3 %] FAIL" in failure.text
+    assert "attempt 2" in failure.text
+    props = {p.name: p.value for p in suites[1].properties()}
+    assert props["dut"] == "DUT-7" and props["corner"] == "vin=5 V" and props["plan_hash"] == "ab" * 32

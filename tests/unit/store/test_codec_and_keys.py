@@ -69,3 +69,10 @@ def test_since_accepts_ages_dates_and_datetimes():
     assert parse_since(None) is None
     with pytest.raises(UsageError, match="cannot read --since"):
         parse_since("yesterday-ish")
+
+
+def test_until_a_date_includes_that_whole_day():
+    assert abs(parse_since("2026-11-30", option="--until") - time.mktime((2026, 12, 1, 0, 0, 0, 0, 0, -1))) < 1
+    assert parse_since("2026-11-30T08:00+00:00", option="--until") == datetime(2026, 11, 30, 8, tzinfo=UTC).timestamp()
+    with pytest.raises(UsageError, match="cannot read --until"):
+        parse_since("soon", option="--until")

@@ -1,5 +1,5 @@
-"""The Alembic migrations are the schema: HEAD is known, opening twice is a no-op,
-a database from a newer labctl is refused."""
+"""The Alembic migrations are the schema: HEAD is known, opening twice is a no-op, a database
+from a newer labctl is used when it says this labctl's code still fits it, refused otherwise."""
 
 from __future__ import annotations
 
@@ -27,11 +27,28 @@ def test_open_creates_wal_database_and_reopening_changes_nothing(tmp_path):
         assert store.integrity_check() == "ok"
 
 
-def test_a_newer_schema_is_refused_with_a_hint(tmp_path):
+def test_every_migration_says_whether_it_expands_or_contracts():
+    for rev in migrate.KNOWN[1:]:
+        assert migrate.migration_change(rev) in ("expand", "contract"), rev
+
+
+def test_a_newer_schema_that_only_expanded_is_used(tmp_path):
+    path = tmp_path / "results.db"
+    with open_store(path) as store, store.engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))  # compatible_with stays ours
+    with open_store(path) as store:
+        assert (store.schema.revision, store.schema.compatible_with) == ("9999", "0001")
+        with store.read_engine.connect() as conn:
+            assert migrate.current_revision(conn) == "9999"  # never downgraded
+
+
+def test_a_newer_schema_that_contracted_is_refused_with_a_hint(tmp_path):
     path = tmp_path / "results.db"
     with open_store(path) as store, store.engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999'"))
-    with pytest.raises(StoreError, match="newer than this labctl") as err:
+        conn.execute(text("UPDATE labctl_schema SET value = '9998' WHERE name = 'compatible_with'"))
+    with pytest.raises(StoreError, match="has schema revision 9999 and works with labctl code of revision 9998 "
+                                         "or later; this labctl .* knows revisions up to") as err:
         open_store(path)
     assert "upgrade labctl" in err.value.hint
 
@@ -91,6 +108,19 @@ def test_a_database_of_revision_0001_is_migrated_and_its_runs_stay_readable(tmp_
     engine.dispose()
     with open_store(path, mark_interrupted=False) as store:
         with store.read_engine.connect() as conn:
-            assert migrate.current_revision(conn) == migrate.HEAD == "0002"
+            assert migrate.current_revision(conn) == migrate.HEAD
         detail = query.run_detail(store, "old1")
+        changes, _ = query.follow(store, "old1")
     assert [(s["step_id"], s["duration"], s["duration_sim"]) for s in detail["steps"]] == [("a", 1.0, None)]
+    assert detail["run"]["rerun_of"] is None and changes["progress"] is None  # revision 0003: empty
+
+
+def test_compatibility_walks_back_only_over_expanding_migrations(tmp_path, monkeypatch):
+    """A contracting migration stops the walk: code older than it cannot use the schema."""
+    changes = {"0002": "contract", "0004": "expand"}
+    monkeypatch.setattr(migrate, "migration_change", lambda rev: changes.get(rev, "expand"))
+    with open_store(tmp_path / "a.db") as store:
+        assert store.schema.compatible_with == "0002"
+    changes["0004"] = "contract"
+    with open_store(tmp_path / "b.db") as store:
+        assert store.schema.compatible_with == "0004"

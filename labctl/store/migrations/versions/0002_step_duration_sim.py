@@ -17,6 +17,7 @@ revision = "0002"
 down_revision = "0001"
 branch_labels = None
 depends_on = None
+change = "expand"  # a nullable column: older code keeps working (labctl.store.migrate)
 
 
 def upgrade() -> None:

@@ -1,0 +1,36 @@
+"""Failure Pareto: what fails most, counted once per run, with the cumulative share.
+
+A cause is a measurement that missed its limits (step, measurement, labels) or a step that
+ended in error without a failed measurement. Every attempt counts: an intermittent failure
+that passed on retry still shows here.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+def pareto(df: pd.DataFrame, steps: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Causes ranked by the number of runs they failed in: cause, step, measurement, labels,
+    runs, duts, share, cumulative (shares of all failure occurrences).
+
+    ``df`` is a prepared frame built with ``last_attempt=False``; ``steps`` (optional) adds
+    steps that ended in ERROR."""
+    fails = df[df["verdict"] == "FAIL"][["run", "DUT", "step", "measurement", "labels"]]
+    parts = [fails]
+    if steps is not None and len(steps):
+        errs = steps[steps["outcome"] == "ERROR"][["run", "step"]].copy()
+        errs = errs.merge(df[["run", "DUT"]].drop_duplicates("run"), on="run", how="left")
+        errs["measurement"], errs["labels"] = "(error)", ""
+        parts.append(errs)
+    allf = pd.concat(parts, ignore_index=True).drop_duplicates(["run", "step", "measurement", "labels"])
+    cols = ["cause", "step", "measurement", "labels", "runs", "duts", "share", "cumulative"]
+    if allf.empty:
+        return pd.DataFrame(columns=cols)
+    g = allf.groupby(["step", "measurement", "labels"], sort=False)
+    out = pd.DataFrame({"runs": g["run"].nunique(), "duts": g["DUT"].nunique()}).reset_index()
+    out = out.sort_values(["runs", "duts", "step"], ascending=[False, False, True], kind="stable")
+    out["share"] = out["runs"] / out["runs"].sum()
+    out["cumulative"] = out["share"].cumsum()
+    out["cause"] = out["step"] + " / " + out["measurement"] + out["labels"].map(lambda v: f" [{v}]" if v else "")
+    return out[cols].reset_index(drop=True)

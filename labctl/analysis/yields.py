@@ -1,0 +1,71 @@
+"""Yield: first-pass and final, per plan and per step.
+
+First-pass yield = DUTs that passed on their first run / DUTs; final yield = DUTs whose last
+run passed / DUTs (a DUT is counted once per plan, its runs ordered by start time). Per step,
+a DUT passes a step in a run when every corner of it passed; first pass also asks that it
+passed on its first attempt (a retry that passed is not a first pass).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+PASSED_RUN = "passed"
+PASSED_STEP = "PASS"
+
+
+def _rates(per_dut: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    g = per_dut.groupby(keys, sort=True)
+    out = pd.DataFrame({"duts": g.size(), "first_pass": g["first_ok"].sum(), "final_pass": g["last_ok"].sum()})
+    out["first_pass_yield"] = out["first_pass"] / out["duts"]
+    out["final_yield"] = out["final_pass"] / out["duts"]
+    return out.reset_index()
+
+
+def run_yield(runs: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
+    """First-pass and final yield per plan (and ``by`` columns, e.g. ``station``): duts,
+    first_pass, final_pass, first_pass_yield, final_yield, runs.
+
+    ``runs`` has one row per run: run, plan, DUT, started, outcome. Runs still running are left out.
+    """
+    keys = ["plan"] + [b for b in (by or []) if b != "plan"]
+    r = runs[runs["outcome"] != "running"].sort_values("started", kind="stable")
+    if r.empty:
+        return pd.DataFrame(columns=keys + ["duts", "first_pass", "final_pass", "first_pass_yield",
+                                            "final_yield", "runs"])
+    ok = r["outcome"] == PASSED_RUN
+    g = r.assign(ok=ok).groupby(keys + ([] if "DUT" in keys else ["DUT"]), sort=False)
+    per_dut = pd.DataFrame({"first_ok": g["ok"].first(), "last_ok": g["ok"].last()}).reset_index()
+    out = _rates(per_dut, keys)
+    return out.merge(r.groupby(keys).size().rename("runs").reset_index(), on=keys)
+
+
+def step_yield(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """First-pass and final yield per plan and step, over the DUTs that ran the step.
+
+    ``steps`` has one row per step execution: run, step, corner, attempt, outcome; ``runs``
+    gives each run its plan, DUT and start time. Skipped steps do not count.
+    """
+    s = steps[steps["outcome"].notna() & (steps["outcome"] != "SKIPPED")]
+    s = s.merge(runs[["run", "plan", "DUT", "started"]], on="run")
+    if s.empty:
+        return pd.DataFrame(columns=["plan", "step", "duts", "first_pass", "final_pass",
+                                     "first_pass_yield", "final_yield"])
+    corner = s["corner"].astype(str) if "corner" in s.columns else ""
+    s = s.assign(corner=corner)
+    # The verdict of each corner is its last attempt's; "first" also needs attempt 1 to have passed.
+    last = s.sort_values("attempt").groupby(["run", "step", "corner"], sort=False).agg(
+        outcome=("outcome", "last"), attempts=("attempt", "max"), plan=("plan", "first"),
+        DUT=("DUT", "first"), started=("started", "first"))
+    last["ok"] = last["outcome"] == PASSED_STEP
+    last["first_ok"] = last["ok"] & (last["attempts"] == 1)
+    per_run = last.groupby(["run", "step"]).agg(ok=("ok", "all"), first_ok=("first_ok", "all"),
+                                                plan=("plan", "first"), DUT=("DUT", "first"),
+                                                started=("started", "first")).reset_index()
+    per_run = per_run.sort_values("started", kind="stable")
+    g = per_run.groupby(["plan", "step", "DUT"], sort=False)
+    per_dut = pd.DataFrame({"first_ok": g["first_ok"].first(), "last_ok": g["ok"].last()}).reset_index()
+    out = _rates(per_dut, ["plan", "step"])
+    order = s.drop_duplicates("step")["step"].tolist()  # the order steps ran in, not alphabetical
+    out["_o"] = out["step"].map({k: i for i, k in enumerate(order)})
+    return out.sort_values(["plan", "_o"]).drop(columns="_o").reset_index(drop=True)

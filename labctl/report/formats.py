@@ -1,0 +1,68 @@
+"""The report formats: name -> exporter. An exporter is a callable
+``write(records, path, options) -> None`` that reads only :class:`~labctl.report.record.RunRecord`
+objects. Modules are imported when their format is used (``labctl --help`` stays fast).
+
+A new format is one line in ``FORMATS`` naming ``"module:function"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from labctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from labctl.report.record import RunRecord
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    all_attempts: bool = False  # tables: every attempt of a retried step, not only the one that counts
+    title: str | None = None  # a report's title (default: made from the runs)
+
+
+Exporter = Callable[[Sequence["RunRecord"], Path, ExportOptions], None]
+
+
+@dataclass(frozen=True)
+class Format:
+    target: str  # "module:function"
+    suffix: str  # the usual file name ending
+    description: str
+
+
+FORMATS: dict[str, Format] = {
+    "html": Format("labctl.report.html:write_html", ".html", "one self-contained page: summary, yield, Cpk, charts, runs"),
+    "csv": Format("labctl.report.tables:write_csv", ".csv", "one row per measurement with every context column"),
+    "parquet": Format("labctl.report.tables:write_parquet", ".parquet", "the CSV's table, typed, for pandas/Arrow"),
+    "xlsx": Format("labctl.report.tables:write_xlsx", ".xlsx", "Summary (a row per run), Measurements and Instruments sheets"),
+    "junit": Format("labctl.report.junit:write_junit", ".xml", "JUnit XML: steps as test cases, per run and corner"),
+    "json": Format("labctl.report.json_export:write_json", ".json", "the run records (docs/schema/run-record.v1.json)"),
+    "ocp": Format("labctl.report.ocp:write_ocp", ".jsonl", "OCP Test & Validation results (JSON lines)"),
+}
+
+
+def exporter(name: str) -> Exporter:
+    """The exporter of format ``name``; an unknown name is a usage error listing the formats."""
+    fmt = FORMATS.get(name)
+    if fmt is None:
+        raise UsageError(f"unknown report format {name!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    module, attr = fmt.target.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def export(records: Sequence[RunRecord], name: str, path: str | Path, options: ExportOptions | None = None) -> Path:
+    """Write ``records`` as format ``name`` to ``path`` (its folder is made); returns the path."""
+    write = exporter(name)
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        write(records, p, options or ExportOptions())
+    except OSError as err:
+        raise UsageError(f"cannot write the {name} report to {p}: {err.strerror or err}",
+                         hint="give -o a path in a folder you can write to") from None
+    return p

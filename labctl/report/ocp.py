@@ -1,0 +1,203 @@
+"""Run records as OCP Test & Validation diagnostic output (the results spec's JSON lines),
+made with the ``ocptv`` package, for data-center hardware validation pipelines.
+
+One OCP test run per labctl run, one after another in the file (each stream starts with its
+``schemaVersion`` line and numbers its lines from 0). Timestamps are the recorded wall-clock
+times, not the time of the export. The mapping (docs/reports.md):
+
+* test run: plan name and version; parameters: the plan's parameters plus run id, station,
+  plan hash, labctl version, operator; DUT: its serial, with the station and its instruments (identity,
+  asset, calibration due) as metadata; end: COMPLETE with PASS/FAIL for a passed/failed run,
+  ERROR with NOT_APPLICABLE otherwise.
+* test step: one per step (the attempt that counts; every attempt with ``all_attempts``),
+  named ``group/step_id [corner]``; measurements with validators from the limits and the
+  lane/rail/channel/sensor label as subcomponent; a diagnosis per step (PASS/FAIL, the
+  failing measurements named); errors for ERROR/ABORTED/cut-off steps and instrument errors;
+  samples as measurement series; prompts and logs as log lines; attachments as files.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from labctl.report.formats import ExportOptions
+from labctl.report.json_export import iso_utc
+from labctl.report.record import Measurement, RunRecord, Step, format_pairs
+
+_LOCK = threading.Lock()  # ocptv keeps its writer in module state: one export at a time
+_SEVERITY = {"debug": "DEBUG", "info": "INFO", "warning": "WARNING", "warn": "WARNING", "error": "ERROR",
+             "critical": "FATAL", "fatal": "FATAL"}
+_SUBCOMPONENT_LABELS = ("lane", "rail", "channel", "sensor")
+
+
+class _Writer:
+    """ocptv's output channel: stamps every line with the recorded time of what it carries."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.at = 0.0
+
+    def write(self, buffer: str) -> None:
+        line = json.loads(buffer)
+        line["timestamp"] = iso_utc(self.at)
+        self.out.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def _flat(value: Any) -> str | int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else (
+        value if isinstance(value, str) else json.dumps(value, default=str))
+
+
+def _validators(tv: Any, m: Measurement) -> list[Any]:
+    lim = m.limits
+    if lim is None:
+        return []
+    VT = tv.ValidatorType
+    out = []
+    if lim.low is not None:
+        out.append(tv.Validator(type=VT.GREATER_THAN_OR_EQUAL, value=lim.low, name="low"))
+    if lim.high is not None:
+        out.append(tv.Validator(type=VT.LESS_THAN_OR_EQUAL, value=lim.high, name="high"))
+    if lim.equals is not None and isinstance(lim.equals, str | int | float | bool):
+        out.append(tv.Validator(type=VT.EQUAL, value=lim.equals, name="equals"))
+    if lim.regex:
+        out.append(tv.Validator(type=VT.REGEX_MATCH, value=lim.regex, name="regex"))
+    return out
+
+
+def _step_name(s: Step) -> str:
+    corner = f" [{format_pairs(s.corner)}]" if s.corner else ""
+    retried = "" if s.final else f" (attempt {s.attempt}, retried)"
+    return f"{s.group}/{s.step_id}{corner}{retried}"
+
+
+def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
+    w.at = s.started_at
+    step = run.add_step(_step_name(s))
+    step.start()
+    for m in s.measurements:
+        w.at = m.time
+        labels = dict(m.labels)
+        part = next((f"{k}={labels[k]}" for k in _SUBCOMPONENT_LABELS if k in labels), None)
+        value = m.value if m.value is not None else (m.value_text or "")
+        meta = tv.Metadata(verdict=m.verdict)
+        if m.limits is not None:
+            meta["limits"] = m.limits.describe()
+        if labels:
+            meta["labels"] = {k: str(v) for k, v in labels.items()}
+        step.add_measurement(name=m.name, value=value, unit=m.unit or None, validators=_validators(tv, m),
+                             subcomponent=tv.Subcomponent(name=part) if part else None, metadata=meta)
+    series: dict[str, Any] = {}
+    for smp in s.samples:
+        w.at = smp.time
+        if smp.series not in series:
+            series[smp.series] = step.start_measurement_series(name=smp.series, unit=smp.unit or None)
+        series[smp.series].add_measurement(value=smp.value, timestamp=smp.time)
+    for sr in series.values():
+        sr.end()
+    _step_extras(tv, w, rec, s, step)
+    end = s.ended_at if s.ended_at is not None else s.started_at
+    w.at = end
+    outcome = rec.outcome_of(s)
+    if outcome in ("PASS", "FAIL"):
+        failing = [m.name for m in s.measurements if m.verdict == "FAIL"]
+        verdict = f"{s.step_id}-{outcome.lower()}"
+        step.add_diagnosis(tv.DiagnosisType.PASS if outcome == "PASS" else tv.DiagnosisType.FAIL, verdict=verdict,
+                           message=s.message or (f"failing: {', '.join(failing)}" if failing else None),
+                           source_location=None)
+        step.end(status=tv.TestStatus.COMPLETE)
+    elif outcome in ("SKIPPED", "RUNNING"):
+        note = s.message if outcome == "SKIPPED" else "still running when the report was made"
+        if note:
+            step.add_log(tv.LogSeverity.INFO, f"{outcome.lower()}: {note}", source_location=None)
+        step.end(status=tv.TestStatus.SKIP)
+    else:
+        step.add_error(symptom=f"step-{outcome.lower()}", message=s.message or outcome, source_location=None)
+        step.end(status=tv.TestStatus.ERROR)
+
+
+def _step_extras(tv: Any, w: _Writer, rec: RunRecord, s: Step, step: Any) -> None:
+    """The step's prompts, logs, instrument errors and attachments, in time order."""
+    items: list[tuple[float, Any]] = []
+
+    def same(x: Any) -> bool:
+        return x.step_key == s.step_key and x.session == s.session
+
+    for p in filter(same, rec.prompts):
+        text = f"prompt {p.prompt_id}: {p.text} -> {p.answer if p.answer is not None else '(unanswered)'}" + (
+            f" ({p.answer_source})" if p.answer_source else "")
+        items.append((p.asked_at, lambda text=text: step.add_log(tv.LogSeverity.INFO, text, source_location=None)))
+    for lg in filter(same, rec.logs):
+        sev = getattr(tv.LogSeverity, _SEVERITY.get(lg.level.lower(), "INFO"))
+        items.append((lg.time, lambda sev=sev, msg=lg.message: step.add_log(sev, msg, source_location=None)))
+    for e in filter(same, rec.instrument_errors):
+        items.append((e.time, lambda e=e: step.add_error(
+            symptom=f"instrument-error-{e.role}", message=f"{e.code}, {e.message}", source_location=None)))
+    for a in filter(same, rec.attachments):
+        meta = tv.Metadata({k: v for k, v in (("sha256", a.sha256), ("size", a.size)) if v is not None})
+        items.append((a.time, lambda a=a, meta=meta: step.add_file(
+            name=a.name, uri=Path(a.path).absolute().as_uri() if a.path else "file:///",
+            content_type=a.media_type, metadata=meta or None)))
+    for t, emit in sorted(items, key=lambda x: x[0]):
+        w.at = t
+        emit()
+
+
+def _emit_run(tv: Any, w: _Writer, rec: RunRecord, all_attempts: bool) -> None:
+    params: dict[str, str | int] = {k: _flat(v) for k, v in rec.plan.parameters.items()}
+    params.update({"labctl.run_id": rec.run_id, "labctl.station": rec.station, "labctl.plan_hash": rec.plan.hash,
+                   "labctl.version": rec.labctl_version})
+    if rec.operator:
+        params["labctl.operator"] = rec.operator
+    run = tv.TestRun(name=rec.plan.name, version=rec.plan.version or "0",
+                     command_line=f"labctl run {rec.plan.path or rec.plan.name}", parameters=params)
+    dut = tv.Dut(id=rec.dut_serial or "unknown", name=rec.dut_serial, metadata=tv.Metadata({
+        "station": rec.station, "slot": rec.slot or "",
+        "instruments": [{"role": i.role, "driver": i.driver, "idn": i.idn, "asset_serial": i.asset_serial or "",
+                         "calibration_due": i.calibration_due or "", "resource": i.resource}
+                        for i in rec.current_instruments],
+    }))
+    if rec.dut_serial:
+        dut.add_hardware_info(name="board", serial_no=rec.dut_serial)
+    w.at = rec.started_at
+    run.start(dut=dut)
+    for lg in rec.logs:
+        if lg.step_key is None:
+            w.at = lg.time
+            sev = getattr(tv.LogSeverity, _SEVERITY.get(lg.level.lower(), "INFO"))
+            run.add_log(sev, lg.message, source_location=None)
+    for s in rec.steps:
+        if s.final or all_attempts:
+            _emit_step(tv, run, w, rec, s)
+    w.at = rec.ended_at if rec.ended_at is not None else max([rec.started_at, *(s.started_at for s in rec.steps)])
+    if rec.outcome in ("passed", "failed"):
+        run.end(status=tv.TestStatus.COMPLETE,
+                result=tv.TestResult.PASS if rec.outcome == "passed" else tv.TestResult.FAIL)
+    else:
+        run.add_error(symptom=f"run-{rec.outcome}", message=rec.message or rec.outcome, source_location=None)
+        run.end(status=tv.TestStatus.ERROR, result=tv.TestResult.NOT_APPLICABLE)
+
+
+def write_ocp_stream(records: Sequence[RunRecord], out: IO[str], *, all_attempts: bool = False) -> None:
+    import ocptv.output as tv
+    from ocptv.output import config as ocp_config
+    from ocptv.output.config import get_config
+
+    writer = _Writer(out)
+    with _LOCK:  # the library keeps its writer in a module global: set it for this export only
+        previous = get_config().writer
+        try:
+            for rec in records:
+                ocp_config(writer=writer)  # a TestRun takes the writer when it is made
+                _emit_run(tv, writer, rec, all_attempts)
+        finally:
+            ocp_config(writer=previous)
+
+
+def write_ocp(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        write_ocp_stream(records, fh, all_attempts=options.all_attempts)

@@ -1,0 +1,149 @@
+"""The measurements table as CSV, Parquet and xlsx: one row per measurement with every context
+column (:data:`labctl.report.record.FRAME_COLUMNS`, documented in docs/reports.md).
+
+xlsx adds a ``Summary`` sheet (one row per run: context, outcome, step and verdict counts,
+first failure) and an ``Instruments`` sheet (identities and calibration due dates). Times are
+UTC: ISO 8601 with ``Z`` in CSV, timezone-aware timestamps in Parquet, and plain date-times
+in xlsx (Excel has no time zones). The column names are the same in all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from labctl.errors import UsageError
+from labctl.report.formats import ExportOptions
+from labctl.report.record import Instrument, RunRecord, format_pairs, measurements_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+CSV_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit, less the header
+
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "run_id", "plan", "plan_version", "plan_hash", "station", "slot", "dut", "operator", "started", "ended",
+    "duration_s", "outcome", "sessions", "steps_passed", "steps_failed", "steps_error", "steps_skipped",
+    "steps_aborted", "measurements", "measurements_pass", "measurements_marginal", "measurements_fail",
+    "first_failure", "message",
+)
+INSTRUMENT_COLUMNS: tuple[str, ...] = (
+    "run_id", "session", "role", "driver", "identity", "asset_serial", "calibration_due", "calibrated_at_run",
+    "resource",
+)
+
+
+def _frame(records: Sequence[RunRecord], options: ExportOptions) -> pd.DataFrame:
+    return measurements_frame(records, final_only=not options.all_attempts)
+
+
+def first_failure(rec: RunRecord) -> str:
+    """The first plan step that did not pass, as ``step [corner]: message``; "" when none."""
+    for s in rec.plan_steps():
+        if s.outcome not in ("PASS", "SKIPPED") and rec.outcome_of(s) != "RUNNING":
+            corner = f" [{format_pairs(s.corner)}]" if s.corner else ""
+            return f"{s.step_id}{corner}: {rec.outcome_of(s)} {s.message}".strip()
+    return ""
+
+
+def summary_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
+    """One row per run (``SUMMARY_COLUMNS``): context, outcome, counts, first failure."""
+    import pandas as pd
+
+    rows = []
+    for r in records:
+        steps, verdicts = r.step_counts(), r.verdict_counts()
+        rows.append((
+            r.run_id, r.plan.name, r.plan.version, r.plan.hash, r.station, r.slot, r.dut_serial, r.operator,
+            r.started_at, r.ended_at, r.duration, r.outcome, len(r.sessions), steps.get("PASS", 0),
+            steps.get("FAIL", 0), steps.get("ERROR", 0), steps.get("SKIPPED", 0), steps.get("ABORTED", 0),
+            sum(verdicts.values()), verdicts.get("PASS", 0), verdicts.get("MARGINAL", 0), verdicts.get("FAIL", 0),
+            first_failure(r), r.message,
+        ))
+    df = pd.DataFrame.from_records(rows, columns=list(SUMMARY_COLUMNS))
+    for col in ("started", "ended"):
+        df[col] = pd.to_datetime(df[col].astype("float64"), unit="s", utc=True)
+    return df
+
+
+def instruments_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = [(r.run_id, i.session, i.role, i.driver, i.idn, i.asset_serial, i.calibration_due,
+             calibrated_at(i, r.started_at), i.resource) for r in records for i in r.instruments]
+    return pd.DataFrame.from_records(rows, columns=list(INSTRUMENT_COLUMNS))
+
+
+def calibrated_at(instrument: Instrument, t: float) -> bool | None:
+    """Whether the instrument's calibration was still due on or after the day of ``t`` (local
+    date); None when no due date is recorded or it cannot be read."""
+    from datetime import date, datetime
+
+    if not instrument.calibration_due:
+        return None
+    try:
+        due = date.fromisoformat(instrument.calibration_due[:10])
+    except ValueError:
+        return None
+    return due >= datetime.fromtimestamp(t).date()
+
+
+def write_csv(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
+    _frame(records, options).to_csv(path, index=False, date_format=CSV_TIME_FORMAT, encoding="utf-8")
+
+
+def write_parquet(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from labctl import __version__
+    from labctl.report.record import SCHEMA_VERSION
+
+    table = pa.Table.from_pandas(_frame(records, options), preserve_index=False)
+    meta = {**(table.schema.metadata or {}), b"labctl": json.dumps({
+        "generator": f"labctl {__version__}", "schema_version": SCHEMA_VERSION,
+        "runs": [r.run_id for r in records], "all_attempts": options.all_attempts}).encode()}
+    pq.write_table(table.replace_schema_metadata(meta), path)
+
+
+def _naive_utc(df: pd.DataFrame) -> pd.DataFrame:
+    """Timezone-aware columns as plain UTC date-times (Excel cannot hold a time zone)."""
+    out = df.copy()
+    for col in out.columns:
+        if getattr(out[col].dtype, "tz", None) is not None:
+            out[col] = out[col].dt.tz_convert("UTC").dt.tz_localize(None)
+    return out
+
+
+def write_xlsx(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
+    import pandas as pd
+
+    measurements = _frame(records, options)
+    if len(measurements) > XLSX_MAX_ROWS:
+        raise UsageError(f"{len(measurements)} measurements do not fit in one Excel sheet ({XLSX_MAX_ROWS} rows)",
+                         hint="select fewer runs, or use --format parquet or csv")
+    sheets = {"Summary": summary_frame(records), "Measurements": measurements,
+              "Instruments": instruments_frame(records)}
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        for name, df in sheets.items():
+            _naive_utc(df).to_excel(writer, sheet_name=name, index=False, freeze_panes=(1, 0))
+            _tidy(writer.sheets[name], df)
+
+
+def _tidy(sheet: Any, df: pd.DataFrame) -> None:
+    """Filters on the header row, column widths that fit (up to a point), dates readable."""
+    from openpyxl.utils import get_column_letter
+
+    if sheet.max_row > 1:
+        sheet.auto_filter.ref = sheet.dimensions
+    for idx, col in enumerate(df.columns, start=1):
+        letter = get_column_letter(idx)
+        width = max([len(str(col)) + 6, *(len(str(v)) for v in df[col].head(200))])
+        sheet.column_dimensions[letter].width = min(width + 2, 60)
+        if getattr(df[col].dtype, "tz", None) is not None:
+            for cell in sheet[letter][1:]:
+                cell.number_format = "yyyy-mm-dd hh:mm:ss"

@@ -1,0 +1,77 @@
+"""Steps on the shared environment run as a batch barrier.
+
+Every live slot reaches the step; the last one to arrive leads: it runs the step once (the
+chamber moves once); then every slot records the step's result as its own. A slot that
+ends its steps (failed with ``on_fail: stop``, errored, aborted, or simply done) leaves the
+barrier and never holds the others. When a leader's own run is aborted in the middle of the
+step, another waiting slot takes the lead and runs it again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from labctl.engine.abort import AbortController
+
+POLL_S = 0.05
+
+
+@dataclass
+class _Gate:
+    arrived: set[str] = field(default_factory=set)
+    leader: str | None = None
+    result: Any = None
+    done: bool = False
+
+
+class SharedStepBarrier:
+    def __init__(self, slots: list[str]) -> None:
+        self._cond = threading.Condition()
+        self.live: set[str] = set(slots)
+        self._gates: dict[str, _Gate] = {}
+        self.runs: dict[str, int] = {}  # step key -> how many times the step was actually run
+
+    def leave(self, slot: str) -> None:
+        """The slot runs no more steps: nobody waits for it any longer."""
+        with self._cond:
+            self.live.discard(slot)
+            self._cond.notify_all()
+
+    def run(self, key: str, slot: str, action: Callable[[], Any], abort: AbortController,
+            *, keep: Callable[[Any], bool]) -> tuple[Any, str]:
+        """Run ``action`` once for every live slot: returns (its result, the leader's slot).
+        ``keep(result)`` says whether the result stands for everyone (False: the leader was
+        aborted on its own, another slot leads again)."""
+        with self._cond:
+            gate = self._gates.setdefault(key, _Gate())
+            gate.arrived.add(slot)
+            self._cond.notify_all()
+            while True:
+                if gate.done:
+                    return gate.result, gate.leader or slot
+                if abort.requested:
+                    gate.arrived.discard(slot)
+                    self._cond.notify_all()
+                    abort.raise_if_requested()
+                if gate.leader is None and self.live <= gate.arrived:
+                    gate.leader = slot
+                    break
+                self._cond.wait(POLL_S)
+        result: Any = None
+        kept = False
+        try:
+            result = action()
+            kept = keep(result)
+        finally:
+            with self._cond:
+                self.runs[key] = self.runs.get(key, 0) + 1
+                if kept:
+                    gate.result, gate.done = result, True
+                else:
+                    gate.leader = None
+                    gate.arrived.discard(slot)
+                self._cond.notify_all()
+        return result, slot

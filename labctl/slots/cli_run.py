@@ -1,0 +1,69 @@
+"""``labctl run PLAN --slots …``: the many-slot run as the command line shows it."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from labctl.launch import RunRequest
+from labctl.slots.orchestrator import SlotsOutput, SlotsRequest, run_slots
+
+
+def run_slots_cli(req: RunRequest, slots: str, duts: str | None, lease_timeout: float, as_json: bool,
+                  junit: str | None, *, verbose: bool = False, bench_log: str | None = None) -> None:
+    out = run_with_output(req, slots, duts, lease_timeout, as_json, verbose=verbose, bench_log=bench_log)
+    if junit:
+        write_junits(out, junit)
+    finish(out, as_json)
+
+
+def run_with_output(req: RunRequest, slots: str, duts: str | None, lease_timeout: float, as_json: bool,
+                    *, verbose: bool = False, console: Any = None, bench_log: str | None = None) -> SlotsOutput:
+    from labctl.console import make_console
+    from labctl.slots.output import SlotConsoleReporter, SlotJsonReporter
+
+    lock = threading.Lock()
+    console = console or make_console()
+
+    def subscribers(slot: str) -> list[Any]:
+        if as_json:
+            return [SlotJsonReporter(slot, lock)]
+        return [SlotConsoleReporter(slot, console, lock, verbose=verbose)]
+
+    def say(text: str) -> None:
+        with lock:
+            click.echo(text, err=as_json)
+
+    return run_slots(SlotsRequest(req, slots, duts, lease_timeout, bench_log), subscribers, say=say)
+
+
+def write_junits(out: SlotsOutput, junit: str) -> None:
+    """One JUnit file per slot: report.xml -> report-slot1.xml …"""
+    from labctl.report.junit import write_junit
+
+    path = Path(junit)
+    for s in out.slots:
+        if s.result is not None:
+            write_junit(s.result, str(path.with_name(f"{path.stem}-slot{s.slot}{path.suffix}")))
+
+
+def finish(out: SlotsOutput, as_json: bool) -> None:
+    from labctl.console import make_console
+    from labctl.slots.output import slots_table
+
+    if not as_json:
+        console = make_console()
+        console.print(slots_table(out))
+        for note in out.notes:
+            console.print(note, style="yellow", markup=False)
+        if out.db:
+            runs = " ".join(s.result.run_id for s in out.slots if s.result is not None)
+            console.print(f"results: {sum(1 for s in out.slots if s.result is not None)} run(s) in {out.db}: {runs}")
+    else:
+        for note in out.notes:
+            click.echo(note, err=True)
+    sys.exit(int(out.exit_code))

@@ -1,0 +1,107 @@
+"""The ordinary runner of one slot, with the shared environment in mind.
+
+- A step that acts on the shared environment (a ``thermal.soak`` of a shared chamber, or a
+  step marked ``shared: true``) goes through the :class:`~labctl.slots.barrier.SharedStepBarrier`:
+  run once, recorded by every slot.
+- A teardown step that touches only shared roles (``chamber.setpoint``) is not the slot's
+  to run: the bench makes the shared environment safe when the last slot ends.
+- When the slot's steps end (done, stopped, aborted), it leaves the barrier.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labctl.engine.abort import AbortController
+from labctl.engine.events import MeasurementRecorded, StepEnded, StepOutcome, StepStarted
+from labctl.engine.runner import Runner, StepResult, _jsonable
+from labctl.errors import LabctlError
+from labctl.slots.barrier import SharedStepBarrier
+
+#: checks that move the environment itself when their role is shared
+ENVIRONMENT_CHECKS = {"thermal.soak"}
+
+
+def step_roles(loaded: Any, ps: Any, fixture: Any) -> set[str]:
+    """The roles a planned step uses: the check's own, those its arguments name, and the
+    roles of the channels it reads."""
+    from labctl.checks.registry import get_check
+
+    spec = get_check(ps.step.check)
+    roles = set(spec.roles) if spec is not None else set()
+    try:
+        args = loaded.resolve_args(ps.step, ps.corner)
+    except LabctlError:
+        return roles
+    roles.update(args.roles())
+    for name in args.channels():
+        if name in fixture.channels:
+            roles.add(fixture.channel(name).role)
+    return roles
+
+
+class SlotRunner(Runner):
+    def __init__(self, *args: Any, slot: str, barrier: SharedStepBarrier, shared_roles: set[str],
+                 bench_abort: AbortController, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.slot = slot
+        self.barrier = barrier
+        self.shared_roles = set(shared_roles)
+        self.bench_abort = bench_abort
+
+    def is_shared_step(self, ps: Any) -> bool:
+        if getattr(ps.step, "shared", False):
+            return True
+        return ps.step.check in ENVIRONMENT_CHECKS and bool(step_roles(self.loaded, ps, self.fixture) & self.shared_roles)
+
+    def _run_main(self) -> None:
+        try:
+            super()._run_main()
+        finally:
+            self.barrier.leave(self.slot)
+
+    def _execute(self, ps: Any, *, teardown: bool = False, replay: bool = False) -> StepResult:
+        if teardown:
+            roles = step_roles(self.loaded, ps, self.fixture)
+            if roles and roles <= self.shared_roles:
+                return self._record_not_run(ps, StepOutcome.SKIPPED, f"shared {', '.join(sorted(roles))}: made safe "
+                                                                     "by the bench when the last slot ends")
+            return super()._execute(ps, teardown=True, replay=replay)
+        if replay or not self.is_shared_step(ps):
+            return super()._execute(ps, replay=replay)
+        key = self._base_key(ps)
+        self._log(f"slot {self.slot} at the shared step {key}: waiting for every live slot", "info")
+
+        def keep(result: StepResult) -> bool:  # a leader aborted on its own does not decide for everyone
+            return result.outcome is not StepOutcome.ABORTED or self.bench_abort.requested
+
+        try:
+            result, leader = self.barrier.run(key, self.slot, lambda: super(SlotRunner, self)._execute(ps),
+                                              self.abort, keep=keep)
+        except Exception as exc:  # noqa: BLE001 - aborted while waiting
+            message = f"aborted: {self.abort.reason.message}" if self.abort.reason else f"{exc}"
+            return self._record_not_run(ps, StepOutcome.ABORTED, message)
+        if leader == self.slot:
+            return result
+        return self._follow(ps, result, leader)
+
+    def _follow(self, ps: Any, led: StepResult, leader: str) -> StepResult:
+        """Record the shared step's result, run once by ``leader``, as this slot's own."""
+        key = self._base_key(ps)
+        attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
+        corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
+        self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
+                                     group=ps.group, check=ps.step.check, corner=corner,
+                                     corner_index=ps.corner.index if ps.corner else None,
+                                     tags=(*ps.step.tags, "shared")))
+        for m in led.measurements:
+            self.bus.publish(MeasurementRecorded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                                 name=m.name, value=m.value, unit=m.unit, limits=m.limits,
+                                                 verdict=m.verdict, labels=dict(m.labels)))
+        message = f"shared step, run once for every slot by slot {leader}" + (f": {led.message}" if led.message else "")
+        self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                   outcome=led.outcome, message=message))
+        result = StepResult(key, ps.step.id, ps.group, ps.step.check, led.outcome, message, led.attempts,
+                            list(led.measurements), corner)
+        self.results.append(result)
+        return result

@@ -1,0 +1,108 @@
+"""Two runs side by side: the same DUT before and after a rework, or any two runs.
+
+Measurements are matched by step, name and labels (labctl.store.query.compare_runs); changed
+verdicts come first, then the largest relative changes. Without a first run, the second
+run's DUT's previous run is used (the bring-up loop: rework, re-run, compare).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from labctl.console import format_value
+from labctl.tui import fmt
+from labctl.tui.detail import run_summary
+from labctl.tui.station import STATUS_CLASSES
+
+
+def _shown(v: Any, unit: str) -> str:
+    return "-" if v is None else f"{format_value(v)} {unit or ''}".rstrip()
+
+
+class CompareScreen(Screen):
+    COMPONENT_CLASSES = STATUS_CLASSES
+    BINDINGS = [
+        Binding("x", "swap", "Swap"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, run_a: str | None, run_b: str) -> None:
+        super().__init__()
+        self.run_a = run_a
+        self.run_b = run_b
+        self.rows: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("Compare", classes="screen-title")
+        yield Static("loading…", id="compare-a", classes="compare-run")
+        yield Static("", id="compare-b", classes="compare-run")
+        table = DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("step", "measurement", "A", "B", "Δ", "Δ %", "verdict A → B", "limits")
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="compare")
+    def load(self) -> None:
+        from labctl.store import query
+
+        try:
+            if self.run_a is None:
+                before = query.previous_run(self.app.store, self.run_b)
+                if before is None:
+                    run = query.run_detail(self.app.store, self.run_b)["run"]
+                    self.app.call_from_thread(self._nothing, run)
+                    return
+                self.run_a = before["id"]
+            a, b = (query.run_detail(self.app.store, r)["run"] for r in (self.run_a, self.run_b))
+            rows = query.compare_runs(self.app.store, a["id"], b["id"])
+        except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
+            self.app.call_from_thread(self.query_one("#compare-a", Static).update,
+                                      Text(fmt.problem(err), style=fmt.status_style(self, "status-fail")))
+            return
+        self.app.call_from_thread(self._show, a, b, rows)
+
+    def _nothing(self, run: dict[str, Any]) -> None:
+        self.query_one("#compare-a", Static).update(Text(
+            f"no earlier run of DUT {run.get('dut_serial') or '(no serial)'} to compare run "
+            f"{fmt.short_id(run['id'])} with: mark a run in History (m) and compare (c)", style=fmt.status_style(self, "status-warn")))
+
+    def _show(self, a: dict[str, Any], b: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        self.query_one("#compare-a", Static).update(Text("A  ", style="bold").append_text(run_summary(a, self)))
+        self.query_one("#compare-b", Static).update(Text("B  ", style="bold").append_text(run_summary(b, self)))
+        table = self.query_one(DataTable)
+        table.clear()
+        table.add_rows(self._cells(r) for r in rows)
+
+    def _cells(self, r: dict[str, Any]) -> list[Any]:
+        verdicts = Text()
+        verdicts.append_text(fmt.styled(r["verdict_a"], self))
+        verdicts.append(" → ")
+        verdicts.append_text(fmt.styled(r["verdict_b"], self))
+        if r["changed"]:
+            verdicts.stylize("reverse", 0, len(verdicts))
+        step = r["step"].partition("/")[2] or r["step"]
+        delta = f"{r['delta']:+.4g}" if r["delta"] is not None else ""
+        pct = f"{r['delta_pct']:+.1f} %" if r["delta_pct"] is not None else ""
+        return [step, " ".join(filter(None, (r["name"], fmt.labels(r)))), _shown(r["value_a"], r["unit"]),
+                _shown(r["value_b"], r["unit"]), delta, pct, verdicts, r["limit_text"] or ""]
+
+    def action_swap(self) -> None:
+        if self.run_a is not None:
+            self.run_a, self.run_b = self.run_b, self.run_a
+            self.load()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

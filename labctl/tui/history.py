@@ -1,0 +1,163 @@
+"""History: recent runs from the store, filtered by plan, DUT, station, outcome and date.
+
+``enter`` opens a run's detail; ``m`` marks a run and ``c`` compares the marked run with the
+one under the cursor (without a mark: with the same DUT's previous run). Filters take
+``*`` wildcards; outcomes are comma-separated; *since* is an age (``12h``, ``7d``) or a
+date (``2026-11-30``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from labctl.tui import fmt
+from labctl.tui.station import STATUS_CLASSES
+
+FILTERS = (("plan", "plan"), ("dut", "DUT"), ("station", "station"), ("outcome", "outcome"), ("since", "since"))
+LIMIT = 500  # runs shown at most (newest first)
+
+
+class HistoryScreen(Screen):
+    """Recent runs; the first screen of the bring-up loop (find the board's runs, open, compare)."""
+
+    COMPONENT_CLASSES = STATUS_CLASSES
+    BINDINGS = [
+        Binding("enter", "open", "Detail", show=True),
+        Binding("m", "mark", "Mark"),
+        Binding("c", "compare", "Compare"),
+        Binding("slash", "filters", "Filter"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, *, filters: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.filters = {k: v for k, v in (filters or {}).items() if v}
+        self.rows: list[dict[str, Any]] = []
+        self.marked: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("History", id="history-title", classes="screen-title")
+        with Horizontal(id="history-filters"):
+            for key, label in FILTERS:
+                yield Input(value=self.filters.get(key, ""), placeholder=label, id=f"filter-{key}",
+                            classes="history-filter")
+        table = DataTable(id="history-runs", cursor_type="row", zebra_stripes=True)
+        table.add_columns("", "started", "outcome", "plan", "DUT", "station", "steps", "time", "run", "note")
+        yield table
+        yield Static("", id="history-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self.load()
+
+    # -- loading ------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="history")
+    def load(self) -> None:
+        from labctl.store import query
+
+        try:
+            rows = query.list_runs(self.app.store, limit=LIMIT, **self.filters)
+        except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
+            self.app.call_from_thread(self._show_error, fmt.problem(err))
+            return
+        self.app.call_from_thread(self._show, rows)
+
+    def _show_error(self, text: str) -> None:
+        self.query_one("#history-status", Static).update(Text(text, style=fmt.status_style(self, "status-fail")))
+
+    def _show(self, rows: list[dict[str, Any]]) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        keep = table.cursor_row
+        table.clear()
+        table.add_rows(self._cells(r) for r in rows)
+        for r, key in zip(rows, table.rows, strict=True):
+            r["_key"] = key
+        if rows:
+            table.move_cursor(row=min(keep, len(rows) - 1))
+        shown = ", ".join(f"{k} {v}" for k, v in self.filters.items()) or "all runs"
+        more = f" (newest {LIMIT})" if len(rows) >= LIMIT else ""
+        self.query_one("#history-status", Static).update(
+            f"{len(rows)} run(s){more} · {shown}" + (f" · marked {fmt.short_id(self.marked)}" if self.marked else ""))
+
+    def _cells(self, r: dict[str, Any]) -> list[Any]:
+        steps = f"{r['steps_passed']}✓"
+        if r["steps_failed"]:
+            steps += f" {r['steps_failed']}✗"
+        if r["steps_error"]:
+            steps += f" {r['steps_error']}!"
+        note = "re-run of " + fmt.short_id(r["rerun_of"], 8) if r.get("rerun_of") else (
+            f"{r['sessions']} sessions" if (r.get("sessions") or 1) > 1 else "")
+        return ["◆" if r["id"] == self.marked else "", fmt.when(r["started_at"]), fmt.styled(r["outcome"], self),
+                r["plan_name"], r["dut_serial"] or "-", r["station"], steps, fmt.duration(r["duration"]),
+                fmt.short_id(r["id"]), note]
+
+    # -- actions ------------------------------------------------------------------------------
+
+    @property
+    def selected(self) -> dict[str, Any] | None:
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    @on(Input.Submitted, ".history-filter")
+    def _filter(self, event: Input.Submitted) -> None:
+        self.filters = {key: self.query_one(f"#filter-{key}", Input).value.strip() for key, _ in FILTERS}
+        self.filters = {k: v for k, v in self.filters.items() if v}
+        self.query_one(DataTable).focus()
+        self.load()
+
+    @on(DataTable.RowSelected, "#history-runs")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        from labctl.tui.detail import RunDetailScreen
+
+        run = self.selected
+        if run is not None:
+            self.app.push_screen(RunDetailScreen(run["id"]))
+
+    def action_mark(self) -> None:
+        run = self.selected
+        if run is None:
+            return
+        self.marked = None if self.marked == run["id"] else run["id"]
+        self._show(self.rows)
+
+    def action_compare(self) -> None:
+        from labctl.tui.compare import CompareScreen
+
+        run = self.selected
+        if run is None:
+            return
+        if self.marked and self.marked != run["id"]:
+            older, newer = sorted((self.marked, run["id"]), key=lambda i: self._started(i))
+            self.app.push_screen(CompareScreen(older, newer))
+        else:
+            self.app.push_screen(CompareScreen(None, run["id"]))
+
+    def _started(self, run_id: str) -> float:
+        return next((r["started_at"] for r in self.rows if r["id"] == run_id), 0.0)
+
+    def action_filters(self) -> None:
+        self.query_one("#filter-plan", Input).focus()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

@@ -1,0 +1,116 @@
+"""The TUI's history: find a board's runs, open one (failures first, measurements against
+limits), compare it with the same DUT's previous run, filter — driven with a Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+from tuikit import ScreenApp, history_db, settle, use_utc
+
+from labctl.tui.compare import CompareScreen
+from labctl.tui.detail import RunDetailScreen
+from labctl.tui.history import HistoryScreen
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    use_utc(monkeypatch)
+    return history_db(tmp_path / "results.db")
+
+
+def _cells(table: DataTable) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def test_history_lists_runs_newest_first_and_opens_a_run_with_its_failures_first(db):
+    async def scenario():
+        app = ScreenApp(db, HistoryScreen)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            rows = _cells(app.screen.query_one("#history-runs", DataTable))
+            assert [(r[4], r[2], r[3]) for r in rows] == [
+                ("EVT-0042", "passed", "thermal-soak"), ("EVT-0042", "passed", "power-rails"),
+                ("EVT-0043", "passed", "power-rails"), ("EVT-0042", "failed", "power-rails")]
+            assert rows[1][9] == "re-run of 1a0b0c0d" and rows[3][6] == "2✓ 1✗"
+            await pilot.press("down", "down", "down", "enter")  # the oldest run: the failed one
+            await settle(pilot)
+            assert isinstance(app.screen, RunDetailScreen)
+            summary = str(app.screen.query_one("#detail-summary", Static).render())
+            assert "run 1a0b0c0d00000001" in summary and "failed" in summary and "DUT EVT-0042" in summary
+            ms = _cells(app.screen.query_one("#detail-measurements", DataTable))
+            assert ms[0][:6] == ["FAIL", "rails", "VDD_CORE", "0.702 V", "0.725 .. 0.775 V", "-0.023 V"]
+            assert [m[0] for m in ms[1:]] == ["PASS"] * 4
+            steps = _cells(app.screen.query_one("#detail-steps", DataTable))
+            assert [(s[0], s[3]) for s in steps] == [("power_on", "PASS"), ("rails", "FAIL"), ("die_temp", "PASS")]
+            await pilot.press("escape")
+            assert isinstance(app.screen, HistoryScreen)
+
+    asyncio.run(scenario())
+
+
+def test_the_same_duts_previous_run_side_by_side_changed_verdicts_first(db):
+    async def scenario():
+        app = ScreenApp(db, lambda: RunDetailScreen("1a0b0c0d00000003"))
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await pilot.press("p")
+            await settle(pilot)
+            assert isinstance(app.screen, CompareScreen)
+            a = str(app.screen.query_one("#compare-a", Static).render())
+            b = str(app.screen.query_one("#compare-b", Static).render())
+            assert "run 1a0b0c0d00000001" in a and "failed" in a  # EVT-0042's run before: same plan
+            assert "run 1a0b0c0d00000003" in b and "re-run of 1a0b0c0d0000" in b
+            rows = _cells(app.screen.query_one("#compare-table", DataTable))
+            assert rows[0][:7] == ["rails", "VDD_CORE", "0.702 V", "0.748 V", "+0.046", "+6.6 %",
+                                   "FAIL → PASS"]
+            temp = next(r for r in rows if r[1] == "die_temp")
+            assert temp[4] == "+3.75" and temp[5] == ""  # no % change of a temperature in degC
+
+    asyncio.run(scenario())
+
+
+def test_two_marked_runs_are_compared_and_a_first_run_has_nothing_before_it(db):
+    async def scenario():
+        app = ScreenApp(db, HistoryScreen)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await pilot.press("down", "down", "m", "down", "c")  # EVT-0043 marked, the failed EVT-0042 run
+            await settle(pilot)
+            a = str(app.screen.query_one("#compare-a", Static).render())
+            b = str(app.screen.query_one("#compare-b", Static).render())
+            assert "1a0b0c0d00000001" in a and "1a0b0c0d00000002" in b  # older first
+            await pilot.press("escape", "m", "c")  # the mark moves here: compared with the DUT's run before
+            await settle(pilot)
+            text = str(app.screen.query_one("#compare-a", Static).render())
+            assert "no earlier run of DUT EVT-0042" in text
+
+    asyncio.run(scenario())
+
+
+def test_filters_narrow_the_list_and_a_bad_date_says_how_to_write_it(db):
+    async def scenario():
+        app = ScreenApp(db, HistoryScreen)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await pilot.press("slash")
+            assert app.screen.focused.id == "filter-plan"
+            await pilot.press(*"power*", "tab", *"EVT-0042", "enter")
+            await settle(pilot)
+            rows = _cells(app.screen.query_one("#history-runs", DataTable))
+            assert [r[8] for r in rows] == ["1a0b0c0d0000", "1a0b0c0d0000"] and all(r[3] == "power-rails" for r in rows)
+            assert "2 run(s) · plan power*, dut EVT-0042" in str(app.screen.query_one("#history-status", Static).render())
+            app.screen.query_one("#filter-outcome", Input).value = "failed"
+            await pilot.click("#filter-outcome")
+            await pilot.press("enter")
+            await settle(pilot)
+            assert [r[2] for r in _cells(app.screen.query_one("#history-runs", DataTable))] == ["failed"]
+            app.screen.query_one("#filter-since", Input).value = "last tuesday"
+            await pilot.click("#filter-since")
+            await pilot.press("enter")
+            await settle(pilot)
+            status = str(app.screen.query_one("#history-status", Static).render())
+            assert "cannot read --since 'last tuesday'" in status and "7d" in status
+
+    asyncio.run(scenario())

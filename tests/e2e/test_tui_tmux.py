@@ -1,0 +1,143 @@
+"""``labctl tui`` in a real terminal: tmux runs it, keys are sent, the screen is read back
+with ``capture-pane``. The simulated lab is started by the app itself (nothing serves the
+isolated fixture's addresses)."""
+
+from __future__ import annotations
+
+import shlex
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from labctl.sim.testing import isolated_fixture
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+PLANS = ROOT / "tests" / "data" / "tui"
+
+
+class Tmux:
+    def __init__(self, tmp_path, command: str, width: int = 100, height: int = 30) -> None:
+        self.socket = f"labctl-test-{uuid.uuid4().hex[:8]}"  # our own tmux server
+        self.tmp_path = tmp_path
+        self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
+
+    def _run(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True,
+                              timeout=20).stdout
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", "t")
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self._run("send-keys", "-t", "t", key)
+            time.sleep(0.15)
+
+    def wait_for(self, *texts: str, timeout: float = 60) -> str:
+        """The screen once every one of ``texts`` is on it."""
+        end = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            if time.monotonic() > end:
+                raise AssertionError(f"{texts!r} never appeared on the terminal; last screen:\n{screen}")
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+
+
+@pytest.fixture
+def terminal(tmp_path):
+    opened: list[Tmux] = []
+
+    def start(command: str, **size) -> Tmux:
+        t = Tmux(tmp_path, command, **size)
+        opened.append(t)
+        return t
+
+    yield start
+    for t in opened:
+        t.close()
+
+
+def test_labctl_tui_in_tmux_runs_a_plan_and_quits(tmp_path, terminal):
+    fx = isolated_fixture(tmp_path, time_scale=600)
+    db = tmp_path / "results.db"
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "labctl", "tui", "--fixture", str(fx), "--db", str(db),
+                                            "--plans", str(PLANS), "--operator", "tmux-op"])
+    term = terminal(f"cd {shlex.quote(str(ROOT))} && TERM=xterm-256color {cmd}; echo EXIT=$?; sleep 60",
+                    width=100, height=30)
+    # the first status poll (head line) and the plan catalog
+    term.wait_for("Station sim-bench-1 · DUT SIM-GOLD-0001 · instruments OK", "accelerator-evt", "abortable",
+                  "SIM-GOLD-0001", "MY59002391")
+    term.keys("Down", "Down", "Down")  # accelerator-evt, link-ber, power-rails -> smoke
+    term.keys("r")
+    term.wait_for("Start smoke")
+    term.wait_for("nothing blocks the start")
+    term.keys("C-s")
+    screen = term.wait_for("PASSED", timeout=90)
+    assert "core_rail" in screen and "safe state" in screen
+    term.keys("Escape")
+    term.wait_for("Plans")
+    term.keys("q")
+    term.wait_for("EXIT=0")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select plan_name, outcome, operator from runs").fetchall() == [("smoke", "passed", "tmux-op")]
+
+
+def test_labctl_tui_bad_fixture_is_one_clear_line(labctl, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("station: x\nroles: [1, 2\n", encoding="utf-8")
+    res = labctl("tui", "--fixture", str(bad))
+    assert res.returncode == 4, res.stderr
+    assert "Traceback" not in res.stderr and str(bad) in res.stderr
+    res = labctl("tui", "--plans", str(tmp_path / "nowhere"))
+    assert res.returncode == 4 and "--plans" in res.stderr and "no such folder" in res.stderr
+
+
+def test_closing_the_terminal_during_a_run_aborts_it_to_the_safe_state(tmp_path, terminal):
+    import pyvisa
+
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fx = isolated_fixture(tmp_path, time_scale=60)
+    db = tmp_path / "results.db"
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "labctl", "tui", "--fixture", str(fx), "--db", str(db),
+                                            "--plans", str(PLANS)])
+    with SimulatedLab(load_fixture(fx)) as lab:  # served from here: it outlives the closed terminal
+        psu = pyvisa.ResourceManager("@py").open_resource(lab.addresses["psu"], read_termination="\n",
+                                                          write_termination="\n", timeout=3000)
+        try:
+            term = terminal(f"cd {shlex.quote(str(ROOT))} && TERM=xterm-256color exec {cmd}", width=120, height=40)
+            term.wait_for("instruments OK", "abortable")
+            term.keys("Down", "Down", "Down", "Down", "Down", "r")  # after the five built-in plans: abortable
+            term.wait_for("Start abortable", "nothing blocks the start")
+            term.keys("C-s")
+            term.wait_for("soak", "RUNNING")
+            end = time.monotonic() + 30
+            while psu.query("OUTP? (@1)").strip() != "1":
+                assert time.monotonic() < end, "the run never powered the board"
+                time.sleep(0.2)
+            term.close()  # the terminal goes away: SIGHUP
+            end = time.monotonic() + 60
+            while True:
+                with sqlite3.connect(db) as conn:
+                    outcome = conn.execute("select outcome from runs").fetchall()
+                if outcome == [("aborted",)] or time.monotonic() > end:
+                    break
+                time.sleep(0.3)
+            assert outcome == [("aborted",)]
+            assert psu.query("OUTP? (@1)").strip() == "0"  # read back by an independent client
+        finally:
+            psu.close()
+    with sqlite3.connect(db) as conn:
+        steps = conn.execute("select step_id, outcome from steps where step_id like 'safe-state.%'").fetchall()
+    assert ("safe-state.psu", "PASS") in steps

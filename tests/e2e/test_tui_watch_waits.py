@@ -1,0 +1,92 @@
+"""What a watcher sees of a run's waits, written by a recorder as a run on another station's
+TUI would: the stored progress line while its step is open, then the question an operator
+at the bench must answer, gone once answered."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from textual.widgets import Static
+from tuikit import ScreenApp, settle
+
+from labctl.engine import events as ev
+from labctl.store import Recorder, open_store
+from labctl.tui.watch import WatchScreen
+
+
+def test_the_wait_line_and_an_open_prompt_reach_the_watcher(tmp_path):
+    db = str(tmp_path / "results.db")
+    store = open_store(db)
+    rec = Recorder(store, progress_interval=0.0)
+
+    def emit(cls, **fields):
+        rec(cls(run_id="run-w", time=time.time(), **fields))
+
+    async def scenario():
+        app = ScreenApp(db, lambda: WatchScreen(all_stations=True, poll_interval=0.1))
+        async with app.run_test(size=(160, 48)) as pilot:
+            screen = app.screen
+
+            async def wait_text(expected: str) -> str:
+                end = time.monotonic() + 10
+                while time.monotonic() < end:
+                    await settle(pilot, 1)
+                    shown = str(screen.query_one("#watch-wait", Static).render())
+                    if shown == expected:
+                        return shown
+                raise AssertionError(f"wait line {shown!r}, expected {expected!r}")
+
+            emit(ev.RunStarted, plan_name="bringup", plan_version="1", plan_hash="b" * 64, plan_text="",
+                 plan_path="bringup.yaml", station="bench-9", dut_serial="EVT-0042", operator="ana",
+                 labctl_version="0", host="bench-9-pc", pid=os.getpid())
+            emit(ev.StepStarted, step_key="steps/soak#1", step_id="soak", group="steps", check="thermal.soak")
+            emit(ev.Progress, step_key="steps/soak#1", text="chamber 43.1/45.0 degC, stable 0 s of 2 min",
+                 fraction=0.1)
+            await wait_text("chamber 43.1/45.0 degC, stable 0 s of 2 min")
+            assert screen.has_class("-waiting")
+            emit(ev.StepEnded, step_key="steps/soak#1", outcome=ev.StepOutcome.PASS, duration=120.0)
+            emit(ev.StepStarted, step_key="steps/fan#1", step_id="fan", group="steps", check="prompt")
+            await wait_text("")  # the soak's line is not shown under the next step
+            emit(ev.PromptAsked, step_key="steps/fan#1", prompt_id="fan", text="Is the fan spinning?",
+                 choices=("yes", "no"))
+            await wait_text("waiting for the operator at the bench: Is the fan spinning? [yes / no]")
+            emit(ev.PromptAnswered, step_key="steps/fan#1", prompt_id="fan", answer="yes")
+            rec.flush()
+            await wait_text("")
+            assert not screen.has_class("-waiting")
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        rec.close()
+        store.close()
+
+
+def test_a_database_that_fails_mid_watch_is_said_on_the_screen_and_the_watcher_keeps_polling(tmp_path):
+    import psycopg
+
+    from labctl.store.testing import postgres_admin_url, temporary_database
+
+    with temporary_database("postgresql", tmp_path) as url:
+        schema = url.rsplit("search_path%3D", 1)[1]
+
+        async def scenario():
+            app = ScreenApp(url, lambda: WatchScreen(all_stations=True, poll_interval=0.1))
+            async with app.run_test(size=(120, 36)) as pilot:
+                await settle(pilot)
+                screen = app.screen
+                assert "waiting for a run" in str(screen.query_one("#watch-run", Static).render())
+                with psycopg.connect(postgres_admin_url(), autocommit=True) as conn:
+                    conn.execute(f'DROP TABLE "{schema}".runs CASCADE')  # the results are gone under it
+                end = time.monotonic() + 10
+                shown = ""
+                while "did not answer" not in shown and time.monotonic() < end:
+                    await settle(pilot, 1)
+                    shown = str(screen.query_one("#watch-run", Static).render())
+                assert "the results database did not answer: ProgrammingError" in shown and "(retrying)" in shown
+                await pilot.pause(0.5)  # later polls fail the same way: the app goes on, the line stays
+                assert app.is_running and "did not answer" in str(screen.query_one("#watch-run", Static).render())
+
+        asyncio.run(scenario())

@@ -1,0 +1,115 @@
+"""One station's agent under the ways it stops: kill -9 (then restarted: the job's run resumes,
+nothing lost, nothing twice), SIGTERM and a double Ctrl-C (the job is aborted to the safe state
+and given back to the queue, bound to its station, which resumes it)."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+from engine_support import ServedLab, assert_bench_safe
+from fleet_support import (
+    SLOW,
+    AgentProcess,
+    job_rows,
+    open_db,
+    reference_measurements,
+    run_row,
+    station_fixture,
+    station_row,
+    submit_many,
+    wait_for,
+)
+
+from labctl.fleet import queue, registry
+from labctl.sim.testing import served_lab
+from labctl.store.testing import verify_after_kill
+
+
+def _in_step(url: str, station: str, marker: str):
+    row = station_row(url, station)
+    return row is not None and row.current_step is not None and marker in row.current_step
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_an_agent_killed_mid_job_resumes_it_with_nothing_lost_or_twice(tmp_path, lab_db):
+    total = reference_measurements(tmp_path, SLOW)
+    fixture = station_fixture(tmp_path, "st-k", time_scale=30)
+    [job_id] = submit_many(lab_db, SLOW, 1, station="st-k", fixture=fixture)
+    agent = AgentProcess(tmp_path, fixture, lab_db)
+    try:
+        wait_for(lambda: _in_step(lab_db, "st-k", "@2"), 60, "the job's third corner")
+        agent.kill()
+        store = open_db(lab_db)
+        try:  # what the lab sees meanwhile: the station offline, its job interrupted
+            assert queue.reap(store) == [job_id]
+            [st] = registry.list_stations(store)
+            assert st["state"] == "offline" and st["since"] is not None
+        finally:
+            store.close()
+        [job] = job_rows(lab_db)
+        assert job.state == "interrupted" and job.run_id
+        run_id = job.run_id
+
+        agent.start()  # the station's agent comes back: it takes its job back first
+        wait_for(lambda: job_rows(lab_db)[0].state not in ("running", "interrupted"), 120, "the resumed job to end")
+        agent.signal(signal.SIGTERM)
+        assert agent.wait(timeout=60) == 0
+    finally:
+        agent.stop()
+    [job] = job_rows(lab_db)
+    assert (job.state, job.run_id, job.claims, job.exit_code) == ("passed", run_id, 2, 0), agent.output()[-3000:]
+    assert f"job {job_id}: resuming run {run_id} (interrupted)" in agent.output()
+    store = open_db(lab_db)
+    try:
+        check = verify_after_kill(store, run_id)
+    finally:
+        store.close()
+    assert check.outcome == "passed" and check.duplicated_steps == []
+    assert sum(check.measurement_counts.values()) == total  # nothing lost, nothing twice
+    assert run_row(lab_db, run_id).sessions == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)], ids=["sigterm", "sigint-twice"])
+def test_a_stopped_agent_aborts_its_job_to_the_safe_state_and_its_station_resumes_it(tmp_path, lab_db, signals):
+    """The station's instruments are served apart (as real ones are), so the safe state is read
+    back by an independent client after the agent is gone."""
+    fixture = station_fixture(tmp_path, "st-s", time_scale=30)
+    [job_id] = submit_many(lab_db, SLOW, 1, station="st-s", fixture=fixture)
+    with served_lab(fixture) as lab_proc:
+        lab = ServedLab(fixture, lab_proc)
+        agent = AgentProcess(tmp_path, fixture, lab_db)
+        try:
+            wait_for(lambda: _in_step(lab_db, "st-s", "@1"), 60, "the job's second corner")
+            assert lab.scpi("psu", "OUTP? (@1)") == "1"  # powered, mid-job
+            for sig in signals:
+                agent.signal(sig)
+                time.sleep(0.3)  # two presses, not one signal delivered twice at once
+            assert agent.wait(timeout=60) == 0
+            assert_bench_safe(lab)
+        finally:
+            agent.stop()
+        _check_stopped_then_resumed(lab_db, agent, job_id, signals)
+
+
+def _check_stopped_then_resumed(lab_db, agent, job_id, signals):
+    [job] = job_rows(lab_db)
+    assert job.state == "queued" and job.claimed_by == "st-s" and job.run_id, job
+    aborted = run_row(lab_db, job.run_id)
+    assert aborted.outcome == "aborted" and "received by the station agent" in aborted.message, aborted.message
+    try:
+        if len(signals) == 2:
+            assert "again: already stopping; the safe state is still being reached" in agent.output()
+
+        agent.start()
+        wait_for(lambda: job_rows(lab_db)[0].state == "passed", 120, "the resumed job to pass")
+    finally:
+        agent.stop()
+    [job] = job_rows(lab_db)
+    assert job.run_id == aborted.id and job.claims == 2
+    assert f"job {job_id}: resuming run {aborted.id} (aborted)" in agent.output()
+    assert run_row(lab_db, job.run_id).outcome == "passed"

@@ -1,0 +1,33 @@
+"""`labctl sim serve` of a rack, steered the way a technician would: which board is in which
+slot, swapping one, a per-slot instrument fault."""
+
+from __future__ import annotations
+
+from slots_support import rack, scpi, slot_supplies
+
+from labctl.sim.testing import served_lab
+
+
+def test_a_served_rack_shows_and_swaps_its_boards(labctl, tmp_path):
+    fx = rack(tmp_path, time_scale=60)
+    with served_lab(fx) as proc:
+        res = labctl("sim", "state", "--fixture", str(fx))
+        assert res.returncode == 0, res.stderr
+        assert "slot 3    DUT SIM-MARG-0003" in res.stdout
+        res = labctl("sim", "dut", "SIM-MARG-0003", "--slot", "1", "--fixture", str(fx))
+        assert res.returncode == 0, res.stderr
+        res = labctl("sim", "state", "--slot", "1", "--fixture", str(fx))
+        assert res.stdout.startswith("DUT SIM-MARG-0003 (marginal_lane)")
+        res = labctl("sim", "state", "--slot", "9", "--fixture", str(fx))
+        assert res.returncode == 2 and "no slot '9'" in res.stderr  # as every refused control request
+        # each slot's supply answers at its own address
+        assert {scpi(r, "*IDN?").split(",")[2] for r in slot_supplies(fx).values()} == {
+            "MY59000001", "MY59000002", "MY59000003", "MY59000004"}
+        # a fault on one slot's instrument: the others still answer
+        res = labctl("sim", "inject", "instrument_timeout", "role=2/psu", "--fixture", str(fx))
+        assert res.returncode == 0, res.stderr
+        assert scpi(slot_supplies(fx)["1"], "OUTP? (@1)") == "0"
+        proc.terminate()
+        out, _err = proc.communicate(timeout=15)
+    assert "4 boards in one chamber" in out
+    assert "1/psu" in out and "keysight-e36312a" in out

@@ -1,0 +1,64 @@
+"""The HTML report's content, read as text: failures first with margins, MARGINAL flagged,
+every hostile string escaped, per-run pages, and the aggregation of large reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from labctl.report import html
+from labctl.report.formats import export
+from labctl.report.population import population
+from labctl.report.record import Limits
+from labctl.report.testing import synthetic_records
+from tests.unit.report.records import failing_record, measurement, record, step
+
+LIMITS = Limits(low=0.725, high=0.775, marginal_low=0.73, marginal_high=0.77, text="0.75 V ± 3 %")
+
+
+def test_failures_come_first_with_their_margin_and_marginal_values_are_flagged(tmp_path):
+    marginal = record(step("rails", "PASS", measurement("VDD_IO", 0.7715, "V", "MARGINAL", LIMITS, rail="VDD_IO")),
+                      run_id="run-2", outcome="passed", dut="DUT-8")
+    page = export([marginal, failing_record()], "html", tmp_path / "r.html").read_text()
+    assert page.index('id="failures"') < page.index('id="yield"') < page.index('id="capability"')
+    failures = page[page.index('id="failures"'):page.index('id="yield"')]
+    # 0.71 V against 0.725…0.775 V: 0.015 V below the low limit = −30 % of the 0.05 V span
+    assert "0.71" in failures and "-30.0 %" in failures and "Failures (1)" in failures
+    assert '<tr class="MARGINAL">' in page and "0.7715" in page and "7.0 %" in page  # (0.775−0.7715)/0.05
+    # failing runs get their page first
+    assert page.index('id="run-run-1"') < page.index('id="run-run-2"')
+
+
+def test_every_recorded_string_is_escaped(tmp_path):
+    evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    rec = dataclasses.replace(
+        record(step("console", "FAIL", dataclasses.replace(measurement("reply", None, "", "FAIL", sensor=evil),
+                                                           value_text=evil), message=evil), dut=evil),
+        operator=evil, message=evil)
+    page = export([rec], "html", tmp_path / "r.html").read_text()
+    assert "<script" not in page and "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in page
+
+
+def test_a_run_without_measurements_or_end_still_reports(tmp_path):
+    cut = dataclasses.replace(record(step("power_on", "ERROR", message="psu did not answer"), run_id="r-err",
+                                     outcome="interrupted"), ended_at=None)
+    page = export([cut], "html", tmp_path / "r.html").read_text()
+    assert "psu did not answer" in page and "No measurement missed its limits" in page and "INTERRUPTED" in page
+
+
+def test_large_reports_list_only_failing_and_marginal_values_per_run(monkeypatch):
+    records = synthetic_records(6, 300)
+    monkeypatch.setattr(html, "MAX_LISTED", 100)
+    page = html.render_html(population(records))
+    assert "run details list failing and marginal measurements only" in page
+    listed = len(re.findall(r'<tr class="(?:PASS|MARGINAL|FAIL)"><td>', page))
+    assert listed < 300
+    assert page.count("passing measurements not listed") == 6
+
+
+def test_text_limits_are_shown_as_the_record_words_them(tmp_path):
+    reply = dataclasses.replace(measurement("reply", None, "", "FAIL", Limits(regex=r"serial \S+")), value_text="garbage")
+    page = export([record(step("console", "FAIL", reply))], "html", tmp_path / "r.html").read_text()
+    failures = page[page.index('id="failures"'):page.index('id="yield"')]
+    assert "garbage" in failures and r"~ /serial \S+/" in failures

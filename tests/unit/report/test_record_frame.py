@@ -1,0 +1,67 @@
+"""The measurements table every table exporter writes: the documented columns, one row per
+measurement, the final attempts by default, context carried onto every row."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from labctl.report.record import FRAME_COLUMNS, Limits, measurements_frame
+from tests.unit.report.records import failing_record, record
+
+
+def test_frame_has_exactly_the_documented_columns_and_one_row_per_final_measurement():
+    df = measurements_frame([failing_record()])
+    assert list(df.columns) == list(FRAME_COLUMNS)
+    assert len(df) == 2  # the retried attempt is left out
+    fail = df[df["verdict"] == "FAIL"].iloc[0]
+    assert (fail["run_id"], fail["plan"], fail["plan_version"], fail["station"], fail["dut"]) == (
+        "run-1", "power-rails", "1.2", "bench-3", "DUT-7")
+    assert (fail["step"], fail["corner"], fail["corner_index"], fail["attempt"]) == ("rails", "vin=5 V", 1, 2)
+    assert (fail["measurement"], fail["labels"], fail["rail"], fail["value"], fail["unit"]) == (
+        "VDD_CORE", "rail=VDD_CORE", "VDD_CORE", pytest.approx(0.71), "V")
+    assert (fail["low"], fail["high"], fail["limits"]) == (0.725, 0.775, "0.75 V ± 3 %")
+    assert fail["time"] == pd.Timestamp("2025-11-24T16:00:01Z")
+    assert str(df["time"].dt.tz) == "UTC"
+
+
+def test_every_attempt_on_request_marked_by_final():
+    df = measurements_frame([failing_record()], final_only=False)
+    assert len(df) == 3
+    assert sorted(zip(df["attempt"], df["final"], strict=True)) == [(1, False), (1, True), (2, True)]
+
+
+def test_no_records_give_an_empty_frame_with_the_columns():
+    df = measurements_frame([])
+    assert list(df.columns) == list(FRAME_COLUMNS) and df.empty
+
+
+def test_records_are_immutable():
+    rec = record()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rec.outcome = "passed"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        rec.plan.parameters["rail_tol"] = "5 %"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("limits", "text"), [
+    (Limits(low=1.0, high=2.5), "1..2.5"), (Limits(high=3.0), "..3"), (Limits(equals="OK"), '== "OK"'),
+    (Limits(regex="^SN"), "~ /^SN/"), (Limits(low=1.0, text="x ≥ 1 V"), "x ≥ 1 V"),
+])
+def test_limits_read_as_a_person_reads_them(limits, text):
+    assert limits.describe() == text
+
+
+def test_calibration_at_the_run_is_judged_by_the_day_it_started():
+    from labctl.report.record import Instrument
+    from labctl.report.tables import calibrated_at
+    from tests.unit.report.records import T0  # 2025-11-24
+
+    def due(d):
+        return Instrument("psu", "d", "r", "idn", "A1", d, 0)
+
+    assert calibrated_at(due("2025-11-30"), T0) is True
+    assert calibrated_at(due("2025-11-01"), T0) is False
+    assert calibrated_at(due(None), T0) is None and calibrated_at(due("soon"), T0) is None
