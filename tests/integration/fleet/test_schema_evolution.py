@@ -1,6 +1,6 @@
 """Schema changes of the lab's shared PostgreSQL are explicit and expand-then-contract.
 
-"An older station" is labctl as it was at the previous migration head (0002): the same code
+"An older station" is labctl as it was at the previous migration head (0003): the same code
 with the schema knowledge of that release (``migrate.HEAD``/``KNOWN``), run as its own process."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from sqlalchemy import text
 from labctl.store.testing import temporary_database, upgrade_database
 from tests.conftest import run_labctl
 
-PREVIOUS_HEAD = "0002"
+PREVIOUS_HEAD = "0003"
 _OLDER = ("import sys; import labctl.store.migrate as m; m.HEAD = {head!r}; m.KNOWN = {known!r}; "
           "from labctl.cli import main; main(sys.argv[1:])")
 
 
 def older_labctl(*args: str, timeout: float = 120) -> subprocess.Popen:
-    code = _OLDER.format(head=PREVIOUS_HEAD, known=("0001", PREVIOUS_HEAD))
+    code = _OLDER.format(head=PREVIOUS_HEAD, known=("0001", "0002", PREVIOUS_HEAD))
     return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, cwd=ROOT)
 
@@ -57,7 +57,7 @@ def _running_runs(url: str) -> int:
 
 @pytest.fixture
 def old_lab_db(tmp_path):
-    """The lab's database as the previous release left it (revision 0002)."""
+    """The lab's database as the previous release left it (revision 0003)."""
     with temporary_database("postgresql", tmp_path, upgrade=False) as url:
         upgrade_database(url, PREVIOUS_HEAD)
         yield url
@@ -72,7 +72,7 @@ def test_an_older_station_keeps_running_through_and_after_the_upgrade(tmp_path, 
     # a newer labctl never migrates the shared schema as a side effect: it says what to run
     res = run_labctl("run", str(SHORT), *env_db)
     assert res.returncode == 2
-    assert "has schema revision 0002; this labctl needs 0004" in res.stderr
+    assert "has schema revision 0003; this labctl needs 0004" in res.stderr
     assert "run `labctl db upgrade` with the same --db" in res.stderr
     assert _revision(old_lab_db) == (PREVIOUS_HEAD, None)
 
@@ -80,7 +80,7 @@ def test_an_older_station_keeps_running_through_and_after_the_upgrade(tmp_path, 
     run = older_labctl("run", str(SLOW), *env_db)
     wait_for(lambda: _running_runs(old_lab_db), 60, "the older station's run to start")
     up = run_labctl("db", "upgrade", "--db", old_lab_db)
-    assert up.returncode == 0 and "schema upgraded from 0002 to 0004" in up.stdout, up.stdout + up.stderr
+    assert up.returncode == 0 and "schema upgraded from 0003 to 0004" in up.stdout, up.stdout + up.stderr
     out, _ = run.communicate(timeout=120)
     assert run.returncode == 0, out
     assert _revision(old_lab_db) == ("0004", "0001")  # every migration since 0001 only expanded
@@ -112,7 +112,7 @@ def test_an_older_station_that_cannot_use_the_schema_says_so_and_what_to_do(tmp_
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 2, out
     assert "has schema revision 0004 and works with labctl code of revision 0004 or later; this labctl" in out
-    assert "knows revisions up to 0002 only" in out and "upgrade labctl on this station" in out
+    assert "knows revisions up to 0003 only" in out and "upgrade labctl on this station" in out
     assert "Traceback" not in out
 
 
