@@ -489,7 +489,7 @@ def _frame_columns(records: Iterable[RunRecord], final_only: bool) -> tuple[list
     owner: list[int] = []
     cols: list[list[Any]] = [[] for _ in range(len(FRAME_COLUMNS) - _CONTEXT_WIDTH)]
     (name, labels, lane, rail, channel, sensor, value, value_text, unit, low, high, nominal, marg_low, marg_high,
-     limits, verdict, when) = cols
+     limits, verdict, when) = (c.append for c in cols)  # bound once: a million measurements pass here
     for rec in records:
         run = (rec.run_id, rec.outcome, rec.started_at, rec.plan.name, rec.plan.version, rec.plan.hash,
                rec.station, rec.slot, rec.dut_serial, rec.operator)
@@ -508,23 +508,23 @@ def _frame_columns(records: Iterable[RunRecord], final_only: bool) -> tuple[list
                 lim_text = text.get(id(lim))
                 if lim_text is None:
                     lim_text = text[id(lim)] = lim.describe()
-                name.append(m.name)
-                labels.append(lab_text)
-                lane.append(lab.get("lane"))
-                rail.append(lab.get("rail"))
-                channel.append(lab.get("channel"))
-                sensor.append(lab.get("sensor"))
-                value.append(m.value)
-                value_text.append(m.value_text)
-                unit.append(m.unit)
-                low.append(lim.low)
-                high.append(lim.high)
-                nominal.append(lim.nominal)
-                marg_low.append(lim.marginal_low)
-                marg_high.append(lim.marginal_high)
-                limits.append(lim_text)
-                verdict.append(m.verdict)
-                when.append(m.time)
+                name(m.name)
+                labels(lab_text)
+                lane(lab.get("lane"))
+                rail(lab.get("rail"))
+                channel(lab.get("channel"))
+                sensor(lab.get("sensor"))
+                value(m.value)
+                value_text(m.value_text)
+                unit(m.unit)
+                low(lim.low)
+                high(lim.high)
+                nominal(lim.nominal)
+                marg_low(lim.marginal_low)
+                marg_high(lim.marginal_high)
+                limits(lim_text)
+                verdict(m.verdict)
+                when(m.time)
     return contexts, owner, cols
 
 
@@ -546,25 +546,25 @@ def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True)
     contexts, owner, cols = _frame_columns(records, final_only)
     take = np.array(owner, dtype=np.intp)
     context_columns = list(zip(*contexts, strict=True)) if contexts else [()] * _CONTEXT_WIDTH
-    columns: list[Any] = []
-    for values in context_columns:  # once per step, then repeated for each of its measurements
-        per_step = np.empty(len(values), dtype=object)
-        per_step[:] = values
-        columns.append(per_step[take])
-    columns.extend(cols)
     data: dict[str, Any] = {}
-    for name, values in zip(FRAME_COLUMNS, columns, strict=True):
+    for name, values in zip(FRAME_COLUMNS, [*context_columns, *cols], strict=True):
+        per_step = len(data) < _CONTEXT_WIDTH  # run and step columns: one value per step, then repeated
         # one dtype per column whatever the rows hold (an all-empty column too), set once
         if name in _TIME_COLUMNS:
-            data[name] = pd.to_datetime(np.array(values, dtype="float64"), unit="s", utc=True)
+            column = np.array(values, dtype="float64")
+            data[name] = pd.to_datetime(column[take] if per_step else column, unit="s", utc=True)
         elif name in _FLOAT_COLUMNS:
             data[name] = np.array(values, dtype="float64")
         elif name in ("session", "attempt"):
-            data[name] = np.array(values, dtype="int64")
+            column = np.array(values, dtype="int64")
+            data[name] = column[take] if per_step else column
         elif name == "corner_index":
-            data[name] = pd.array(values, dtype="Int64")
+            data[name] = pd.array(pa.array(values, type=pa.int64(), from_pandas=True).take(take).to_pandas(),
+                                  dtype="Int64")
         elif name == "final":
-            data[name] = np.array(values, dtype=bool)
-        else:  # text through pyarrow directly: a quarter of the time of pd.array(values, "string")
-            data[name] = pd.arrays.ArrowStringArray(pa.array(values, type=pa.string(), from_pandas=True))
+            column = np.array(values, dtype=bool)
+            data[name] = column[take] if per_step else column
+        else:  # text through pyarrow directly (a step's text taken per measurement inside arrow)
+            column = pa.array(values, type=pa.large_string(), from_pandas=True)  # pandas' own storage: no cast
+            data[name] = pd.arrays.ArrowStringArray(column.take(take) if per_step else column)
     return pd.DataFrame(data, columns=list(FRAME_COLUMNS))
