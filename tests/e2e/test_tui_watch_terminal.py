@@ -3,6 +3,7 @@ screen, which shows a `labctl run` started headless beside it; `q` quits with ex
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -16,11 +17,11 @@ def _screen(sock: str) -> str:
                           text=True, check=True).stdout
 
 
-def _wait_for(sock: str, *words: str, timeout: float = 90) -> str:
+def _wait_for(sock: str, *words: str, pattern: str | None = None, timeout: float = 90) -> str:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         shown = _screen(sock)
-        if all(w in shown for w in words):
+        if all(w in shown for w in words) and (pattern is None or re.search(pattern, shown)):
             return shown
         time.sleep(0.3)
     raise AssertionError(f"{words} never shown; the terminal shows:\n{_screen(sock)}")
@@ -36,8 +37,10 @@ def test_labctl_tui_watch_in_a_terminal_follows_a_headless_run(labctl, tmp_path)
         _wait_for(sock, "Watch · station", "waiting for a run")
         run = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", str(db), "--dut", "SIM-GOLD-0001")
         assert run.returncode == 0, run.stdout + run.stderr
-        shown = _wait_for(sock, "smoke v1.0", "SIM-GOLD-0001", "passed")
-        assert "VDD_CORE" in shown, shown  # the run's measurements, read from the database
+        # the run's row says passed (not the "0 passed" of a step count) and its measurements,
+        # read from the database, are listed
+        shown = _wait_for(sock, "smoke v1.0", "SIM-GOLD-0001", "VDD_CORE", pattern=r"passed\s+sim-bench-1")
+        assert "running  sim-bench-1" not in shown, shown
         subprocess.run(["tmux", "-L", sock, "send-keys", "-t", "watch", "q"], check=True)
         end = time.monotonic() + 20
         while not rc_file.exists() and time.monotonic() < end:
