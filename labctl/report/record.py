@@ -528,13 +528,6 @@ def _frame_columns(records: Iterable[RunRecord], final_only: bool) -> tuple[list
     return contexts, owner, cols
 
 
-def measurement_rows(records: Iterable[RunRecord], *, final_only: bool = True) -> Iterator[tuple[Any, ...]]:
-    """The rows of :func:`measurements_frame` as tuples in ``FRAME_COLUMNS`` order (times as epoch)."""
-    contexts, owner, cols = _frame_columns(records, final_only)
-    for i, values in enumerate(zip(*cols, strict=True)):
-        yield (*contexts[owner[i]], *values)
-
-
 def measurements_frame(records: Iterable[RunRecord], *, final_only: bool = True) -> pd.DataFrame:
     """One row per measurement with every context column (``FRAME_COLUMNS``, in that order);
     ``run_started`` and ``time`` are UTC timestamps. By default only the attempt that counts of
