@@ -19,13 +19,41 @@ from labctl.resources import builtin_file, resolve_data_path
 _TCP = re.compile(r"^(TCPIP\d*::[^:]+::)(\d+)(::SOCKET)$", re.IGNORECASE)
 
 
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct free TCP ports on 127.0.0.1 (held open together while chosen)."""
-    socks = []
+def _ephemeral_range() -> tuple[int, int]:
     try:
-        for _ in range(count):
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free TCP ports on 127.0.0.1 (held open together while chosen).
+
+    They are drawn below the kernel's ephemeral range: a port from that range can be taken,
+    between choosing and serving, by any outgoing connection's local end (a database client,
+    an instrument session), and the simulated lab would then fail with "Address already in use".
+    """
+    import random
+
+    low, _high = _ephemeral_range()
+    top = low - 1 if low > 12000 else 65535
+    bottom = 10000 if low > 12000 else 61000
+    rng = random.Random()
+    socks: list[socket.socket] = []
+    try:
+        tries = 0
+        while len(socks) < count:
+            tries += 1
+            port = rng.randint(bottom, top)
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                if tries > 50 * count + 1000:
+                    raise
+                continue
             socks.append(s)
         return [s.getsockname()[1] for s in socks]
     finally:

@@ -21,6 +21,7 @@ import pytest
 from engine_support import DATA, RunProcess, assert_bench_safe
 from rel_support import FULL, RELIABILITY_DATA
 
+from labctl.sim.testing import isolated_fixture
 from labctl.store import open_store
 
 ABORTABLE = str(DATA / "abortable.yaml")
@@ -182,7 +183,10 @@ def test_run_thread_blocked_on_its_output_still_reaches_the_safe_state(served_la
 def test_ctrl_c_in_the_demo_stops_the_demo_not_only_the_current_board(tmp_path):
     """Before, each DUT of `labctl demo` had its own abort: Ctrl-C aborted one board and the
     demo went on powering the next one."""
-    run = RunProcess("demo", "--time-scale", "300", env={"LABCTL_HOME": str(tmp_path)})
+    # the demo's own fixture on free ports: the built-in one's fixed ports can be held by any
+    # other connection on a shared machine (CI failed on "Address already in use")
+    bench = isolated_fixture(tmp_path / "lab")
+    run = RunProcess("demo", "--fixture", str(bench), "--time-scale", "300", env={"LABCTL_HOME": str(tmp_path)})
     run.wait_for("DUT SIM-GOLD-0001", timeout=120)
     run.wait_for("power", timeout=120)
     run.proc.send_signal(signal.SIGINT)
