@@ -179,6 +179,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     from labctl.engine.events import EventBus
     from labctl.engine.runner import Runner, RunOptions
     from labctl.instruments import open_station
+    from labctl.instruments.benchlock import bench_lock
     from labctl.plan.loader import load_plan
 
     notes: list[str] = []
@@ -188,10 +189,18 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     clock = make_clock(fixture)
     for n in notes:
         say(n)
+    # one run per bench: refused here, before anything is recorded or powered, while another
+    # process drives one of these instruments (held until the safe state is done)
+    lock = bench_lock(fixture, slots=())
+    lock.acquire()
     # the results store first: an unreachable database stops the run before anything is powered
     # a subscriber that promises "printed, so committed" (the JSON stream) gets a commit per step end
     per_step = any(getattr(sub, "commit_before_output", False) for sub in subscribers)
-    store, recorder = _open_recorder(req.db, per_step=per_step) if req.use_store else (None, None)
+    try:
+        store, recorder = _open_recorder(req.db, per_step=per_step) if req.use_store else (None, None)
+    except BaseException:
+        lock.release()
+        raise
     saved = True
     try:
         _refuse_if_aborted(abort, "while the results store was opened")
@@ -238,6 +247,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
         if store is not None:
             with contextlib.suppress(Exception):
                 store.close()
+        lock.release()
     code = EXIT_BY_OUTCOME.get(result.outcome.value, ExitCode.ERROR)
     if not saved:
         notes.append("the results database failed during the run: results were spooled locally; "

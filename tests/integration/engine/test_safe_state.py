@@ -54,3 +54,25 @@ def test_interlock_tripped_at_start_refuses_the_run(served_lab, tmp_path):
     assert rc == 3, run.output
     assert "refused to start" in run.output
     assert served_lab.scpi("psu", "OUTP? (@1)") == "0"
+
+
+def test_a_second_run_on_a_busy_bench_is_refused_before_it_touches_anything(served_lab, tmp_path):
+    """Two runs on one bench would power the same supply and steal each other's error queues:
+    the second is refused at once, records nothing, and the first goes on undisturbed."""
+    run = start_soaking(served_lab, tmp_path)
+    second_db = tmp_path / "second.db"
+    other = RunProcess("run", "smoke.yaml", "--fixture", str(served_lab.fixture), "--db", str(second_db))
+    rc_other = other.finish(timeout=60)
+    assert rc_other == 2, other.output
+    assert f"is in use by process {run.proc.pid}" in other.output, other.output
+    assert "Traceback" not in other.output
+    assert not second_db.exists() or "smoke" not in second_db.read_bytes().decode("latin-1")
+    # the first run's bench was not touched: still powered and soaking
+    assert served_lab.scpi("psu", "OUTP? (@1)") == "1"
+    run.proc.send_signal(signal.SIGINT)
+    assert run.finish() == 3, run.output
+    assert_bench_safe(served_lab)
+    # the bench is free again
+    again = RunProcess("run", "smoke.yaml", "--fixture", str(served_lab.fixture), "--db", str(second_db),
+                       "--no-preflight")
+    assert again.finish(timeout=120) in (0, 1), again.output
