@@ -14,7 +14,9 @@ class ProfilePowerSupply(RoleImpl):
     """A supply served by a profile. Switching an output on first programs the supply's own
     protection (profiles with ``ovp_level``/``ocp_enabled``), so the hardware keeps protecting
     the board whatever happens to labctl: OVP at the plan's ``ovp`` or setpoint x 1.1 + 0.2 V,
-    OCP on (unless the plan says ``ocp: false``) at the current limit."""
+    OCP on (unless the plan says ``ocp: false``) at the current limit. Supplies whose OVP is
+    armed apart (``ovp_enabled``) or whose OCP trips at a level of its own (``ocp_level``, the
+    DP800) get those programmed too: armed, and the OCP level at the current limit."""
 
     kind = "power_supply"
 
@@ -44,9 +46,19 @@ class ProfilePowerSupply(RoleImpl):
                 ovp = min(ovp, limits[1]) if limits else ovp
             self._set("ovp_level", float(ovp), ch)
             done["ovp_level"] = float(self._get("ovp_level", ch))
+            if self.has("ovp_enabled"):  # supplies whose OVP has a state of its own (DP800)
+                self._set("ovp_enabled", True, ch)
+                if not self._get("ovp_enabled", ch):
+                    raise InstrumentError(f"the supply did not arm its over-voltage protection on {channel}",
+                                          instrument=self.name, hint="check the supply's protection menu")
         if self.has("ocp_enabled"):
-            ocp = wanted.get("ocp")
-            self._set("ocp_enabled", True if ocp is None else bool(ocp), ch)
+            ocp = True if wanted.get("ocp") is None else bool(wanted.get("ocp"))
+            if ocp and self.has("ocp_level"):  # a trip level of its own (DP800): the current limit
+                limit = float(self.current_limit(ch))
+                bounds = self.profile.properties["ocp_level"].limits(ch)
+                level = min(max(limit, bounds[0]), bounds[1]) if bounds else limit
+                self._set("ocp_level", level, ch)
+            self._set("ocp_enabled", ocp, ch)
             done["ocp_enabled"] = bool(self._get("ocp_enabled", ch))
         if done:
             done["current_limit"] = float(self.current_limit(ch))

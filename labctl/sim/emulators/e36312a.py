@@ -56,7 +56,7 @@ class E36312A(BenchInstrument):
         return out
 
     def _check_ovp(self, ch: PsuChannel) -> None:
-        if ch.on and abs(ch.v_set) > ch.ovp_level:
+        if ch.on and ch.over_voltage:
             ch.ovp_tripped = True
         if ch.ovp_tripped or ch.ocp_tripped:
             ch.on = False  # a trip turns the output off; it stays off until cleared and switched on
@@ -65,7 +65,7 @@ class E36312A(BenchInstrument):
         bench = super().sync()
         tripped = False
         for ch in bench.psu.values():
-            if ch.ocp_enabled and ch.sourcing and ch.cc_mode:
+            if ch.sourcing and ch.over_current(ch.i_out):
                 ch.ocp_tripped = True
             if ch.on and (ch.ovp_tripped or ch.ocp_tripped):
                 ch.on = False
@@ -193,7 +193,7 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             for ch in self._channels(call):
                 ch.ocp_tripped = False
-                ch.ovp_tripped = abs(ch.v_set) > ch.ovp_level  # the cause must be removed first
+                ch.ovp_tripped = ch.over_voltage  # the cause must be removed first
                 ch.on = False
             self.sync()
 

@@ -16,7 +16,9 @@ class PsuChannel:
     i_set: float = 0.0
     on: bool = False
     ovp_level: float = 0.0
+    ovp_enabled: bool = True  # E36300: OVP is always armed; DP800: `VOLT:PROT:STAT`, off at power-on
     ocp_enabled: bool = False
+    ocp_level: float | None = None  # None: OCP trips at the current limit (E36300); DP800: its own level
     ovp_tripped: bool = False
     ocp_tripped: bool = False
     v_out: float = 0.0  # terminal voltage after the last solve
@@ -31,7 +33,9 @@ class PsuChannel:
         self.i_set = self.i_max
         self.on = False
         self.ovp_level = max(abs(self.v_max), abs(self.v_min)) * 1.1
+        self.ovp_enabled = True
         self.ocp_enabled = False
+        self.ocp_level = None
         self.ovp_tripped = self.ocp_tripped = False
         self.v_out = self.i_out = 0.0
         self.cc_mode = False
@@ -39,6 +43,22 @@ class PsuChannel:
     @property
     def sourcing(self) -> bool:
         return self.on and not (self.ovp_tripped or self.ocp_tripped)
+
+    @property
+    def over_voltage(self) -> bool:
+        """OVP armed and the setpoint above its level."""
+        return self.ovp_enabled and abs(self.v_set) > self.ovp_level
+
+    def over_current(self, amps: float) -> bool:
+        """OCP armed and the output at its trip point: the current limit (E36300: OCP trips
+        instead of regulating; ``amps`` above it or the output in constant current) or, with an
+        OCP level of its own (DP800), the output current reaching that level."""
+        if not self.ocp_enabled:
+            return False
+        if self.ocp_level is None:
+            return self.cc_mode or amps > self.i_set
+        delivered = self.i_set if self.cc_mode else min(amps, self.i_set)
+        return delivered >= self.ocp_level
 
 
 def e36312a_channels() -> dict[int, PsuChannel]:

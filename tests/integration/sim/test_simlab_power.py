@@ -152,3 +152,69 @@ def test_rigol_dp832_dialect(fixture_path, rm):
             assert psu.query(":SYST:ERR?").startswith("-222")
         finally:
             psu.close()
+
+
+@pytest.fixture
+def dp832_lab(fixture_path, clock):
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fixture = load_fixture(fixture_path)
+    fixture.roles["psu"].driver = "rigol-dp832"
+    with SimulatedLab(fixture, clock=clock) as lab:
+        yield lab, fixture
+
+
+def test_dp832_protection_has_a_level_and_a_state_and_trips_at_its_own_ocp_level(dp832_lab, rm, clock):
+    from tests.integration.sim.conftest import Console
+
+    lab, _ = dp832_lab
+    psu = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+    con = Console(lab.addresses["dut"])
+    try:
+        assert psu.query(":INST:NSEL 1;:SOUR:VOLT:PROT:STAT?") == "OFF"  # OVP off at power-on
+        psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.0;:SOUR:CURR:LEV:IMM:AMPL 3.0;:SOUR:VOLT:PROT:LEV 5.5")
+        psu.write(":INST:NSEL 1;:OUTP:STAT ON")
+        clock.advance(1.0)
+        psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.6")  # above the level, but OVP is not armed
+        assert psu.query(":OUTP:OVP:QUES? CH1") == "NO"
+        psu.write(":INST:NSEL 1;:SOUR:VOLT:PROT:STAT ON")  # armed with the output already above: trips
+        assert psu.query(":OUTP:OVP:QUES? CH1") == "YES"
+        assert psu.query(":INST:NSEL 1;:OUTP:STAT?") == "OFF"
+        psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.0;:SOUR:VOLT:PROT:CLE")
+        assert psu.query(":INST:NSEL 1;:SOUR:VOLT:PROT:QUES?") == "NO"
+        # OCP at 1.5 A, under the 3 A current limit: the idle board runs, the stressed one trips it
+        psu.write(":INST:NSEL 1;:SOUR:CURR:PROT:LEV 1.5;:SOUR:CURR:PROT:STAT ON;:OUTP:STAT ON")
+        clock.advance(1.0)
+        assert float(psu.query(":INST:NSEL 1;:MEAS:CURR:DC?")) < 1.5
+        assert psu.query(":OUTP:OCP:QUES? CH1") == "NO"
+        con.cmd("load stress 100")
+        assert psu.query(":OUTP:OCP:QUES? CH1") == "YES"
+        assert psu.query(":INST:NSEL 1;:OUTP:STAT?") == "OFF"
+        assert int(psu.query(":SYST:ERR?").split(",")[0]) == 0
+    finally:
+        con.close()
+        psu.close()
+
+
+def test_labctl_arms_the_dp832s_protection_before_switching_on(dp832_lab, rm):
+    """The DP800's OVP and OCP are off at power-on and OCP has a level of its own: switching an
+    output on through labctl arms both, the OCP level at the current limit (read back over SCPI
+    by an independent client)."""
+    from labctl.instruments import open_station
+
+    lab, fixture = dp832_lab
+    with open_station(fixture) as station:
+        psu = station.role("psu")
+        psu.set_voltage("1", 5.0)
+        psu.set_current_limit("1", 2.0)
+        psu.set_output("1", True)
+        assert psu.protection("1") == {"ovp_level": pytest.approx(5.7), "ocp_enabled": True, "current_limit": 2.0}
+    probe = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+    try:
+        assert probe.query(":INST:NSEL 1;:SOUR:VOLT:PROT:STAT?") == "ON"
+        assert float(probe.query(":INST:NSEL 1;:SOUR:VOLT:PROT:LEV?")) == pytest.approx(5.7)
+        assert probe.query(":INST:NSEL 1;:SOUR:CURR:PROT:STAT?") == "ON"
+        assert float(probe.query(":INST:NSEL 1;:SOUR:CURR:PROT:LEV?")) == pytest.approx(2.0)
+    finally:
+        probe.close()

@@ -103,11 +103,24 @@ def test_rigol_dp832_power_supply():
     pairs = [
         (":INST:NSEL 3;:SOUR:VOLT:LEV:IMM:AMPL 3.3000", None),
         (":INST:NSEL 3;:SOUR:CURR:LEV:IMM:AMPL 1.0000", None),
+        # switching on arms the DP800's own protection first: OVP level and state, OCP level
+        # at the current limit, then its state
+        (":INST:NSEL 3;:SOUR:VOLT:LEV:IMM:AMPL?", "3.3000"),
+        (":INST:NSEL 3;:SOUR:VOLT:PROT:LEV 3.830", None),
+        (":INST:NSEL 3;:SOUR:VOLT:PROT:LEV?", "3.830"),
+        (":INST:NSEL 3;:SOUR:VOLT:PROT:STAT ON", None),
+        (":INST:NSEL 3;:SOUR:VOLT:PROT:STAT?", "ON"),
+        (":INST:NSEL 3;:SOUR:CURR:LEV:IMM:AMPL?", "1.0000"),
+        (":INST:NSEL 3;:SOUR:CURR:PROT:LEV 1.000", None),
+        (":INST:NSEL 3;:SOUR:CURR:PROT:STAT ON", None),
+        (":INST:NSEL 3;:SOUR:CURR:PROT:STAT?", "ON"),
+        (":INST:NSEL 3;:SOUR:CURR:LEV:IMM:AMPL?", "1.0000"),
         (":INST:NSEL 3;:OUTP:STAT ON", None),
         (":INST:NSEL 3;:OUTP:STAT?", "ON"),
         (":INST:NSEL 3;:MEAS:VOLT:DC?", "3.2990"),
         (":INST:NSEL 3;:MEAS:CURR:DC?", "0.5010"),
         (":OUTP:OVP:QUES? CH3", "NO"),
+        (":OUTP:OCP:QUES? CH3", "NO"),
         (":SYST:ERR?", '0,"No error"'),
         (":INST:NSEL 1;:OUTP:STAT OFF", None),
         (":INST:NSEL 2;:OUTP:STAT OFF", None),
@@ -120,6 +133,7 @@ def test_rigol_dp832_power_supply():
         psu.set_voltage("3", 3.3)
         psu.set_current_limit("3", 1.0)
         psu.set_output("3", True)
+        assert psu.protection("3") == {"ovp_level": 3.83, "ocp_enabled": True, "current_limit": 1.0}
         assert psu.output("3") is True
         assert psu.measure_voltage("3") == pytest.approx(3.299)
         assert psu.measure_current("3") == pytest.approx(0.501)
