@@ -199,6 +199,19 @@ class StoreTimeout(StoreError, TimeoutError):
     it is treated as failed, and results go to the local spool."""
 
 
+class BenchBusy(LabctlError):
+    """Another process drives an instrument of this bench (a run is in progress): nothing was
+    recorded or powered. Fields: ``resource`` (the address), ``holder`` (pid, command, station,
+    since: what the holder wrote when it took the bench)."""
+
+    exit_code = ExitCode.ERROR
+
+    def __init__(self, message: str, *, resource: str, holder: dict | None = None, hint: str | None = None) -> None:
+        self.resource = resource
+        self.holder = holder or {}
+        super().__init__(message, hint=hint)
+
+
 class AbortedBeforeStart(LabctlError):
     """A signal or an operator abort arrived before anything was powered: nothing ran."""
 

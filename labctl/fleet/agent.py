@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from labctl.errors import AbortedBeforeStart, ExitCode, LabctlError, StoreUnreachable
+from labctl.errors import AbortedBeforeStart, BenchBusy, ExitCode, LabctlError, StoreUnreachable
 from labctl.fleet import queue, registry
 from labctl.fleet.wake import Waker
 
@@ -321,6 +321,10 @@ class Agent:
         except StoreUnreachable as err:
             self._db_down(err)
             self._release(job, "not started: the results database was unreachable", forget_run=not ours)
+            return
+        except BenchBusy as err:  # somebody runs a plan on this bench by hand: the job waits its turn
+            self._release(job, f"not started: {err.message}", forget_run=not ours)
+            self._wake.wait(self.heartbeat_interval)
             return
         except LabctlError as err:
             self.say(f"job {job.id}: {err.format().splitlines()[0]}")

@@ -30,20 +30,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from labctl.errors import LabctlError
+from labctl.errors import BenchBusy
 
 _TCP = re.compile(r"^TCPIP\d*::([^:]+)::(\d+)::SOCKET$", re.IGNORECASE)
 _VXI = re.compile(r"^TCPIP\d*::([^:]+)(::.*)?::INSTR$", re.IGNORECASE)
 _ASRL = re.compile(r"^ASRL(.+?)(::INSTR)?$", re.IGNORECASE)
-
-
-class BenchBusy(LabctlError):
-    """Another process holds an instrument address of this bench (a run is in progress)."""
-
-    def __init__(self, message: str, *, resource: str, holder: dict[str, Any] | None, hint: str | None = None) -> None:
-        self.resource = resource
-        self.holder = holder or {}
-        super().__init__(message, hint=hint)
 
 
 def lock_dir() -> Path:

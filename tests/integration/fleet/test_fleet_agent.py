@@ -113,3 +113,32 @@ def _check_stopped_then_resumed(lab_db, agent, job_id, signals):
     assert job.run_id == aborted.id and job.claims == 2
     assert f"job {job_id}: resuming run {aborted.id} (aborted)" in agent.output()
     assert run_row(lab_db, job.run_id).outcome == "passed"
+
+
+@pytest.mark.postgres
+def test_a_job_waits_while_somebody_runs_a_plan_on_the_bench_by_hand(tmp_path, lab_db):
+    """An engineer runs a plan at the station's terminal while its agent is idle: the agent's
+    next job is not failed and does not touch the bench; it goes back to the queue until the
+    bench is free, then runs."""
+    from fleet_support import SHORT
+
+    from labctl.fixture import load_fixture
+    from labctl.instruments.benchlock import bench_lock
+
+    fixture = station_fixture(tmp_path, "st-busy", time_scale=1000)
+    by_hand = bench_lock(load_fixture(str(fixture)), slots=())
+    by_hand.acquire()  # what a `labctl run` in another terminal holds for its whole run
+    agent = AgentProcess(tmp_path, fixture, lab_db)
+    try:
+        [job_id] = submit_many(lab_db, SHORT, 1, station="st-busy", fixture=fixture)
+        wait_for(lambda: "is in use by process" in agent.output(), 60, "the agent to find the bench busy")
+        [job] = job_rows(lab_db)
+        assert job.state == "queued" and job.exit_code is None, agent.output()
+        by_hand.release()
+        wait_for(lambda: job_rows(lab_db)[0].state not in ("queued", "running"), 120, "the job to run")
+        [job] = job_rows(lab_db)
+        assert job.state == "passed", agent.output()[-3000:]
+        assert run_row(lab_db, job.run_id).outcome == "passed"
+    finally:
+        by_hand.release()
+        agent.stop()

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from labctl.instruments.benchlock import BenchBusy, BenchLock, address_key
+from labctl.errors import BenchBusy
+from labctl.instruments.benchlock import BenchLock, address_key
 
 
 @pytest.fixture(autouse=True)
