@@ -37,6 +37,7 @@ def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_js
     import json
 
     from labctl.fixture.loader import load_fixture_file
+    from labctl.instruments.benchlock import bench_lock
     from labctl.instruments.preflight import preflight
     from labctl.instruments.sessionlog import SessionLog
     from labctl.instruments.simstart import simulated_lab_if_needed
@@ -45,7 +46,9 @@ def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_js
     fixture = load_fixture_file(fixture_path)
     log = SessionLog(log_path)
     station = open_station(fixture, session_log=log, slot=slot)  # validates profiles before anything opens
-    with log, simulated_lab_if_needed(fixture, allow=not no_sim) as note:
+    # a check reads every error queue: never while a run drives the bench (they are its errors)
+    with bench_lock(fixture, slots=[slot] if slot else ()), log, \
+            simulated_lab_if_needed(fixture, allow=not no_sim) as note:
         try:
             report = preflight(station.fixture, days=days, allow_expired=allow_expired, station=station)
         finally:

@@ -10,7 +10,8 @@ process), so there is never a stale lock to clear by hand.
 The locks live in ``$LABCTL_LOCK_DIR`` (default: ``<tmp>/labctl-locks``, shared by every user
 of the machine). They protect a bench driven from one machine; instruments shared between
 machines on a LAN need the lab's own arbitration (the fleet queue sends a job to one station).
-Read-only tools (``labctl instruments``, ``labctl sim state``) do not take them.
+``labctl instruments check`` takes them for its few seconds (it drains the error queues); the
+TUI's station poll only probes them and reads nothing while another process holds the bench.
 """
 
 from __future__ import annotations

@@ -54,10 +54,27 @@ class StationStatus:
         return [f"{i.role}: {i.errors or i.detail}" for i in self.instruments if i.status == "fail"]
 
 
+def _bench_in_use(fixture: Any) -> str | None:
+    """Another process runs a plan on this bench: not polled (reading its error queues would
+    take the run's errors away from it). Only a probe: the lock is let go at once, so a run
+    started in another terminal is never refused because of the TUI."""
+    from labctl.errors import BenchBusy
+    from labctl.instruments.benchlock import bench_lock
+
+    try:
+        with bench_lock(fixture, slots=()):
+            return None
+    except BenchBusy as err:
+        return f"bench in use, not polled: {err.message.split(': ', 1)[-1]}"
+
+
 def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None = None) -> StationStatus:
     from labctl.instruments.preflight import preflight
     from labctl.instruments.station import open_station
 
+    busy = _bench_in_use(fixture)
+    if busy:
+        return StationStatus(fixture.station, problems=(busy,))
     try:
         station = open_station(fixture)
     except LabctlError as err:

@@ -159,3 +159,26 @@ def test_hung_instrument_is_reported_not_waited_for(sim_fixture, lab):
     assert row.status == "fail"
     assert "no answer within 0.5 s (command '*IDN?')" in row.detail
     assert report.row("dmm").status == "ok"
+
+
+def test_a_check_and_the_tui_keep_off_a_bench_a_run_is_driving(tmp_path, labctl):
+    """A pre-flight drains every error queue: during a run those errors are the run's. Both the
+    CLI check (refused, exit 2, the holder named) and the TUI's station poll (not polled, said
+    so) leave a locked bench alone."""
+    from labctl.fixture import load_fixture
+    from labctl.instruments.benchlock import bench_lock
+    from labctl.sim.testing import isolated_fixture
+    from labctl.tui.status import poll_station
+
+    path = isolated_fixture(tmp_path)
+    fixture = load_fixture(str(path))
+    with bench_lock(fixture, slots=()):  # what a `labctl run` holds
+        res = labctl("instruments", "check", "--fixture", str(path))
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert "is in use by process" in res.stdout + res.stderr
+        assert "Traceback" not in res.stdout + res.stderr
+        status = poll_station(fixture)
+        assert status.instruments == ()
+        assert status.problems and status.problems[0].startswith("bench in use, not polled: ")
+    res = labctl("instruments", "check", "--fixture", str(path))  # free again
+    assert res.returncode == 0, res.stdout + res.stderr
