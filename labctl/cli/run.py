@@ -153,18 +153,30 @@ def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report
 @click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
 @click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)")
 @click.option("--allow-expired", is_flag=True, help="run on instruments whose calibration expired (recorded)")
+@click.option("--rack", is_flag=True,
+              help="with a slot's run: resume every interrupted run of the same many-slot run with it")
 @click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
               help="slots' runs: seconds a slot waits for a shared instrument before its step errors")
 @click.option("--bench-log", type=click.Path(dir_okay=False),
               help="slots' runs: write the shared instruments' session log here (JSON lines)")
-def resume(run_ids, force, db, fixture, as_json, answers, no_preflight, allow_expired, lease_timeout,
+def resume(run_ids, force, db, fixture, as_json, answers, no_preflight, allow_expired, rack, lease_timeout,
            bench_log) -> None:
     """Continue an interrupted run: replay the finished steps that establish state, keep the other
     finished steps, re-run the cut-off one and the rest (docs/running.md, "Resuming a run").
 
     The runs of a many-slot run (`labctl run --slots`) resume together, each on its slot
-    of the rack: `labctl resume RUN1 RUN2 … --fixture RACK` (docs/slots.md)."""
+    of the rack: `labctl resume RUN1 RUN2 … --fixture RACK`, or `labctl resume --rack RUN1 --fixture
+    RACK` for every interrupted run of RUN1's many-slot run (docs/slots.md)."""
     from labctl.resume import prepare_resume, resume_run
+
+    if rack:
+        from labctl.store import open_store
+
+        store = open_store(db)  # marks runs of dead processes interrupted
+        try:
+            run_ids = tuple(dict.fromkeys(r for run_id in run_ids for r in store.rack_runs(run_id)))
+        finally:
+            store.close()
 
     if len(run_ids) > 1 or prepare_resume(run_ids[0], force=force, db=db, fixture=fixture).info.slot is not None:
         from labctl.slots.cli_run import resume_slots_cli

@@ -16,6 +16,7 @@ from slots_support import rack, scpi, slot_supplies
 
 from labctl.engine.replay import REPLAY_TAG
 from labctl.sim.testing import served_lab
+from labctl.store import open_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 from engine_support import RunProcess  # noqa: E402
@@ -57,6 +58,11 @@ def test_kill_9_during_a_four_slot_run_then_resume_every_slot(tmp_path):
         run.proc.wait(timeout=30)
         assert sorted(runs) == ["1", "2", "3", "4"]
         before = {rid: _measurements(db, rid) for rid in runs.values()}
+        store = open_store(str(db))  # marks the dead process's runs interrupted
+        try:  # what `labctl resume --rack RUN` resumes: every interrupted run of that rack run
+            assert store.rack_runs(runs["3"]) == [runs[slot] for slot in "1234"]
+        finally:
+            store.close()
 
         resumed = subprocess.run([sys.executable, "-m", "labctl", "resume", *runs.values(), "--fixture", str(fx),
                                   "--db", str(db)], capture_output=True, text=True, timeout=600)
