@@ -66,6 +66,10 @@ def resume_slots(run_ids: list[str], subscribers: SubscriberFactory, *, force: b
                      preflight=preflight, allow_expired=allow_expired)
     resume = {r.info.slot: SlotResume(r.info.run_id, r.finished, r.first_attempt, r.info.operator, tuple(r.notes))
               for r in runs}
+    left = _left_behind([r.info.run_id for r in runs], db)
+    if left:
+        say(f"note: run(s) {', '.join(left)} of the same many-slot run were interrupted too and are not resumed "
+            "now (resume them with these: labctl resume --rack RUN)")
     for r in runs:
         say(f"resuming run {r.info.run_id} (slot {r.info.slot}, {r.info.dut_serial}): {len(r.finished)} step(s) "
             f"already finished (those that establish the bench's state are replayed), {len(r.info.cut_off)} cut "
@@ -76,3 +80,15 @@ def resume_slots(run_ids: list[str], subscribers: SubscriberFactory, *, force: b
     duts = ",".join(r.info.dut_serial or "" for r in runs) if all(r.info.dut_serial for r in runs) else None
     return run_slots(SlotsRequest(req, slots, duts, lease_timeout, bench_log, resume=resume), subscribers, say=say,
                      abort=abort, handle_signals=handle_signals, lab_hook=lab_hook)
+
+
+def _left_behind(run_ids: list[str], db: str | None) -> list[str]:
+    """Interrupted runs of the same many-slot run(s) that are not among ``run_ids``."""
+    from labctl.store import open_store
+
+    store = open_store(db)
+    try:
+        siblings = dict.fromkeys(r for run_id in run_ids for r in store.rack_runs(run_id))
+    finally:
+        store.close()
+    return [r for r in siblings if r not in run_ids]
