@@ -100,7 +100,7 @@ class ScanBatcher:
         shared = self.shared
         routed = shared.logs[self.role]
         saved = routed.current
-        routed.current = [r.station.session_log for r in batch]
+        routed.current = list({id(r.station): r.station.session_log for r in batch}.values())  # a slot once
         try:
             role = shared.station.role(self.role)
             for kind in ("temperature", "voltage"):
