@@ -141,8 +141,9 @@ class SlotStation(Station):
         own calls on it (each read within the call's lease), so another slot's error is never
         this slot's."""
         targets = names if names is not None else self.names
-        own = [n for n in targets if n not in self.shared_roles]
-        out = super().drain_errors(own) if names is not None or own else {}
+        own = [n for n in targets if n not in self.shared_roles
+               and (names is not None or self.entry(n).driver.transport.is_open)]  # as Station: the open ones
+        out = super().drain_errors(own)
         with self._errors_lock:
             for n in targets:
                 if n in self.shared_roles and self._shared_errors.get(n):
