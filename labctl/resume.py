@@ -13,16 +13,28 @@ a forced resume says so in the run's log.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from labctl.errors import UsageError
 from labctl.launch import RunOutput, RunRequest, execute
 
 
-def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
-               answers: str | None = None, preflight: bool = True, allow_expired: bool = False,
-               subscribers: list[Callable[[Any], None]] | None = None,
-               say: Callable[[str], None] = print, abort: Any = None, handle_signals: bool = True) -> RunOutput:
+@dataclass
+class Resumable:
+    """An interrupted run checked and ready to continue (:func:`prepare_resume`)."""
+
+    info: Any  # the store's ResumeInfo
+    plan_path: str
+    overrides: dict[str, str]
+    finished: dict[str, str]  # step key -> earlier outcome (kept or replayed)
+    first_attempt: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
+                   fixture: str | None = None) -> Resumable:
+    """Check that the run can continue on this fixture with its plan; what it resumes from."""
     from labctl.plan.loader import load_plan
     from labctl.store import open_store
 
@@ -61,12 +73,25 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
     finished = {k: outcome for k, outcome in info.finished.items()
                 if outcome != "ABORTED" and not k.startswith("teardown/")}
     first_attempt = {k: n + 1 for k, n in info.attempts.items()}
-    req = RunRequest(plan=plan_path, fixture=fixture, dut=info.dut_serial, overrides=overrides, db=db,
+    return Resumable(info, plan_path, overrides, finished, first_attempt, notes)
+
+
+def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
+               answers: str | None = None, preflight: bool = True, allow_expired: bool = False,
+               subscribers: list[Callable[[Any], None]] | None = None,
+               say: Callable[[str], None] = print, abort: Any = None, handle_signals: bool = True) -> RunOutput:
+    """Continue one run of a station without slots (a slot's run: :func:`labctl.slots.resume.resume_slots`)."""
+    r = prepare_resume(run_id, force=force, db=db, fixture=fixture)
+    info = r.info
+    if info.slot is not None:
+        raise UsageError(f"run {run_id} ran in slot {info.slot}: resume it with the other runs of its rack",
+                         hint=f"labctl resume {run_id} [OTHER_RUN …] --fixture FIXTURE (the slots' runs together)")
+    req = RunRequest(plan=r.plan_path, fixture=fixture, dut=info.dut_serial, overrides=r.overrides, db=db,
                      answers=answers, preflight=preflight, operator=info.operator, run_id=run_id,
-                     finished_steps=finished, resumed_from=run_id, allow_expired=allow_expired)
-    say(f"resuming run {run_id}: {len(finished)} step(s) already finished (those that establish the "
+                     finished_steps=r.finished, resumed_from=run_id, allow_expired=allow_expired)
+    say(f"resuming run {run_id}: {len(r.finished)} step(s) already finished (those that establish the "
         f"bench's state are replayed), {len(info.cut_off)} cut off and re-run")
-    for text in notes:
+    for text in r.notes:
         say(text)
-    return execute(req, list(subscribers or []), say=say, first_attempt=first_attempt, run_notes=tuple(notes),
+    return execute(req, list(subscribers or []), say=say, first_attempt=r.first_attempt, run_notes=tuple(r.notes),
                    abort=abort, handle_signals=handle_signals)

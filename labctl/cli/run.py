@@ -145,7 +145,7 @@ def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report
 
 
 @click.command()
-@click.argument("run_id")
+@click.argument("run_ids", nargs=-1, required=True, metavar="RUN_ID...")
 @click.option("--force", is_flag=True, help="resume even though the plan file changed since (recorded)")
 @click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database (default: the local SQLite file)")
 @click.option("--fixture", "-f", help="station file (default: the simulated bench)")
@@ -153,11 +153,44 @@ def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report
 @click.option("--answers", type=click.Path(dir_okay=False), help="YAML file answering prompts")
 @click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)")
 @click.option("--allow-expired", is_flag=True, help="run on instruments whose calibration expired (recorded)")
-def resume(run_id, force, db, fixture, as_json, answers, no_preflight, allow_expired) -> None:
+@click.option("--rack", is_flag=True,
+              help="with a slot's run: resume every interrupted run of the same many-slot run with it")
+@click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
+              help="slots' runs: seconds a slot waits for a shared instrument before its step errors")
+@click.option("--bench-log", type=click.Path(dir_okay=False),
+              help="slots' runs: write the shared instruments' session log here (JSON lines)")
+def resume(run_ids, force, db, fixture, as_json, answers, no_preflight, allow_expired, rack, lease_timeout,
+           bench_log) -> None:
     """Continue an interrupted run: replay the finished steps that establish state, keep the other
-    finished steps, re-run the cut-off one and the rest (docs/running.md, "Resuming a run")."""
-    from labctl.resume import resume_run
+    finished steps, re-run the cut-off one and the rest (docs/running.md, "Resuming a run").
 
+    The runs of a many-slot run (`labctl run --slots`) resume together, each on its slot
+    of the rack: `labctl resume RUN1 RUN2 … --fixture RACK`, or `labctl resume --rack RUN1 --fixture
+    RACK` for every interrupted run of RUN1's many-slot run (docs/slots.md)."""
+    from labctl.resume import prepare_resume, resume_run
+
+    if rack:
+        from labctl.store import open_store
+
+        store = open_store(db)  # marks runs of dead processes interrupted
+        try:
+            run_ids = tuple(dict.fromkeys(r for run_id in run_ids for r in store.rack_runs(run_id)))
+        finally:
+            store.close()
+
+    if len(run_ids) > 1 or prepare_resume(run_ids[0], force=force, db=db, fixture=fixture).info.slot is not None:
+        from labctl.slots.cli_run import resume_slots_cli
+
+        resume_slots_cli(list(run_ids), force=force, db=db, fixture=fixture, answers=answers,
+                         preflight=not no_preflight, allow_expired=allow_expired, lease_timeout=lease_timeout,
+                         as_json=as_json, bench_log=bench_log)
+        return
+    if bench_log:
+        from labctl.errors import UsageError
+
+        raise UsageError("--bench-log goes with the runs of a many-slot run",
+                         hint="a single-board run keeps its I/O in the run's record")
+    run_id = run_ids[0]
     out = resume_run(run_id, force=force, db=db, fixture=fixture, answers=answers,
                      preflight=not no_preflight, allow_expired=allow_expired,
                      subscribers=_subscribers(as_json), say=_say(as_json))

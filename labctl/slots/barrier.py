@@ -5,6 +5,11 @@ chamber moves once); then every slot records the step's result as its own. A slo
 ends its steps (failed with ``on_fail: stop``, errored, aborted, or simply done) leaves the
 barrier and never holds the others. When a leader's own run is aborted in the middle of the
 step, another waiting slot takes the lead and runs it again.
+
+On resume, a slot may *replay* a shared step (it finished before the kill, and it
+establishes the bench's state) while another runs it anew (it was cut off there): both need
+the chamber at the same place, so they meet at the same gate, and a slot that runs it anew
+leads (``rank``), so that its measurements are real ones.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ POLL_S = 0.05
 
 @dataclass
 class _Gate:
-    arrived: set[str] = field(default_factory=set)
+    arrived: dict[str, int] = field(default_factory=dict)  # slot -> its rank (the highest leads)
     leader: str | None = None
     result: Any = None
     done: bool = False
@@ -40,23 +45,29 @@ class SharedStepBarrier:
             self.live.discard(slot)
             self._cond.notify_all()
 
+    def _first(self, gate: _Gate) -> str:
+        """The slot that leads a gate: the highest rank, then the first to have arrived."""
+        ranked = [(rank, -i, s) for i, (s, rank) in enumerate(gate.arrived.items())]
+        return max(ranked)[2]
+
     def run(self, key: str, slot: str, action: Callable[[], Any], abort: AbortController,
-            *, keep: Callable[[Any], bool]) -> tuple[Any, str]:
+            *, keep: Callable[[Any], bool], rank: int = 0) -> tuple[Any, str]:
         """Run ``action`` once for every live slot: returns (its result, the leader's slot).
         ``keep(result)`` says whether the result stands for everyone (False: the leader was
-        aborted on its own, another slot leads again)."""
+        aborted on its own, another slot leads again). Once every live slot has arrived, the
+        one of the highest ``rank`` leads."""
         with self._cond:
             gate = self._gates.setdefault(key, _Gate())
-            gate.arrived.add(slot)
+            gate.arrived[slot] = rank
             self._cond.notify_all()
             while True:
                 if gate.done:
                     return gate.result, gate.leader or slot
                 if abort.requested:
-                    gate.arrived.discard(slot)
+                    gate.arrived.pop(slot, None)
                     self._cond.notify_all()
                     abort.raise_if_requested()
-                if gate.leader is None and self.live <= gate.arrived:
+                if gate.leader is None and self.live <= gate.arrived.keys() and slot == self._first(gate):
                     gate.leader = slot
                     break
                 self._cond.wait(POLL_S)
@@ -72,6 +83,6 @@ class SharedStepBarrier:
                     gate.result, gate.done = result, True
                 else:
                     gate.leader = None
-                    gate.arrived.discard(slot)
+                    gate.arrived.pop(slot, None)
                 self._cond.notify_all()
         return result, slot

@@ -41,6 +41,30 @@ def run_with_output(req: RunRequest, slots: str, duts: str | None, lease_timeout
     return run_slots(SlotsRequest(req, slots, duts, lease_timeout, bench_log), subscribers, say=say)
 
 
+def resume_slots_cli(run_ids: list[str], *, force: bool, db: str | None, fixture: str | None, answers: str | None,
+                     preflight: bool, allow_expired: bool, lease_timeout: float, as_json: bool,
+                     bench_log: str | None = None) -> None:
+    """``labctl resume RUN1 RUN2 …`` of a many-slot run: one summary table, the worst exit code."""
+    from labctl.console import make_console
+    from labctl.slots.output import SlotConsoleReporter, SlotJsonReporter
+    from labctl.slots.resume import resume_slots
+
+    lock = threading.Lock()
+    console = make_console()
+
+    def subscribers(slot: str) -> list[Any]:
+        return [SlotJsonReporter(slot, lock) if as_json else SlotConsoleReporter(slot, console, lock)]
+
+    def say(text: str) -> None:
+        with lock:
+            click.echo(text, err=as_json)
+
+    out = resume_slots(run_ids, subscribers, force=force, db=db, fixture=fixture, answers=answers,
+                       preflight=preflight, allow_expired=allow_expired, lease_timeout=lease_timeout,
+                       bench_log=bench_log, say=say)
+    finish(out, as_json)
+
+
 def write_junits(out: SlotsOutput, junit: str) -> None:
     """One JUnit file per slot: report.xml -> report-slot1.xml …"""
     from labctl.report.junit import write_junit

@@ -50,6 +50,18 @@ class SlotsRequest:
     duts: str | None = None  # --dut SN1,SN2,…
     lease_timeout: float = DEFAULT_LEASE_TIMEOUT
     bench_log: str | None = None  # --bench-log: the shared instruments' session log, JSON lines
+    resume: dict[str, SlotResume] = field(default_factory=dict)  # slot -> its interrupted run (labctl resume)
+
+
+@dataclass
+class SlotResume:
+    """An interrupted run of one slot, continued in its own record (labctl.slots.resume)."""
+
+    run_id: str
+    finished_steps: dict[str, str]
+    first_attempt: dict[str, int]
+    operator: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -187,7 +199,7 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
                 slot = next(s for s in fixture.slots if s.id == sid)
                 job = _SlotJob(sid, merged[sid], loaded[sid], shared, shared.roles_of(slot), barrier, clock,
                                slot_aborts[sid], top, recorders[sid], subscribers(sid), say, r, prompt_handler,
-                               outputs[sid], len(chosen))
+                               outputs[sid], len(chosen), req.resume.get(sid))
                 t = threading.Thread(target=job.run, name=f"labctl-slot-{sid}", daemon=True)
                 threads.append(t)
                 t.start()
@@ -256,6 +268,7 @@ class _SlotJob:
     prompt_handler: Any
     out: SlotOutput
     slots: int = 1  # how many slots run at once
+    resume: SlotResume | None = None
 
     def run(self) -> None:
         try:
@@ -300,11 +313,17 @@ class _SlotJob:
             for sub in self.subscribers:
                 bus.subscribe(sub)
             recorder = self.recorder
+            resume = self.resume
             runner = SlotRunner(self.loaded, station, fixture, bus=bus, clock=self.clock, abort=self.abort,
                                 slot=sid, barrier=self.barrier, shared_roles=self.shared_roles, bench_abort=self.top,
                                 options=RunOptions(
-                                    dut_serial=self.out.dut, operator=self.req.operator or _whoami(), slot=sid,
-                                    prompt_handler=self.prompt_handler, notes=(*made_safe, *warnings),
+                                    dut_serial=self.out.dut, slot=sid,
+                                    operator=(resume.operator if resume else None) or self.req.operator or _whoami(),
+                                    run_id=resume.run_id if resume else None, resumed_from=resume.run_id if resume else None,
+                                    finished_steps=dict(resume.finished_steps) if resume else {},
+                                    first_attempt=dict(resume.first_attempt) if resume else {},
+                                    prompt_handler=self.prompt_handler,
+                                    notes=(*(resume.notes if resume else ()), *made_safe, *warnings),
                                     identities=identities, handle_signals=False,
                                     safety_min_wall_interval=MIN_WALL_INTERVAL * max(1.0, self.slots / 4),
                                     store_problem=(lambda: None if recorder.saved

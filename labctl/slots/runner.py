@@ -6,6 +6,9 @@
 - A teardown step that touches only shared roles (``chamber.setpoint``) is not the slot's
   to run: the bench makes the shared environment safe when the last slot ends.
 - When the slot's steps end (done, stopped, aborted), it leaves the barrier.
+- On resume, a shared step that a slot replays (finished before the kill, establishes
+  state) goes through the barrier too: the chamber moves once for every slot, whether
+  they replay it or run it anew (one that runs it anew leads; the others record a replay).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from labctl.engine.abort import AbortController
 from labctl.engine.events import MeasurementRecorded, StepEnded, StepOutcome, StepStarted
+from labctl.engine.replay import REPLAY_MESSAGE, REPLAY_TAG
 from labctl.engine.runner import Runner, StepResult, _jsonable
 from labctl.errors import LabctlError
 from labctl.slots.barrier import SharedStepBarrier
@@ -67,7 +71,7 @@ class SlotRunner(Runner):
                 return self._record_not_run(ps, StepOutcome.SKIPPED, f"shared {', '.join(sorted(roles))}: made safe "
                                                                      "by the bench when the last slot ends")
             return super()._execute(ps, teardown=True, replay=replay)
-        if replay or not self.is_shared_step(ps):
+        if not self.is_shared_step(ps):
             return super()._execute(ps, replay=replay)
         key = self._base_key(ps)
         self._log(f"slot {self.slot} at the shared step {key}: waiting for every live slot", "info")
@@ -76,24 +80,44 @@ class SlotRunner(Runner):
             return result.outcome is not StepOutcome.ABORTED or self.bench_abort.requested
 
         try:
-            result, leader = self.barrier.run(key, self.slot, lambda: super(SlotRunner, self)._execute(ps),
-                                              self.abort, keep=keep)
+            result, leader = self.barrier.run(key, self.slot,
+                                              lambda: super(SlotRunner, self)._execute(ps, replay=replay),
+                                              self.abort, keep=keep, rank=0 if replay else 1)
         except Exception as exc:  # noqa: BLE001 - aborted while waiting
             message = f"aborted: {self.abort.reason.message}" if self.abort.reason else f"{exc}"
             return self._record_not_run(ps, StepOutcome.ABORTED, message)
         if leader == self.slot:
             return result
+        if replay:
+            return self._follow_replay(ps, result, leader)
         return self._follow(ps, result, leader)
 
-    def _follow(self, ps: Any, led: StepResult, leader: str) -> StepResult:
-        """Record the shared step's result, run once by ``leader``, as this slot's own."""
+    def _follow_started(self, ps: Any, *tags: str) -> tuple[str, str, dict[str, Any]]:
+        """The StepStarted of a shared step this slot records but did not run: (key, attempt key, corner)."""
         key = self._base_key(ps)
         attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
         corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
         self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
                                      group=ps.group, check=ps.step.check, corner=corner,
                                      corner_index=ps.corner.index if ps.corner else None,
-                                     tags=(*ps.step.tags, "shared")))
+                                     tags=(*ps.step.tags, "shared", *tags)))
+        return key, attempt_key, corner
+
+    def _follow_replay(self, ps: Any, led: StepResult, leader: str) -> StepResult:
+        """A shared step this slot replays on resume, run once by ``leader``: recorded as a
+        replay (no measurement: this slot's own are kept from before)."""
+        _key, attempt_key, _corner = self._follow_started(ps, REPLAY_TAG)
+        outcome = led.outcome
+        detail = led.message.removeprefix(REPLAY_MESSAGE).lstrip(": ")
+        message = f"{REPLAY_MESSAGE}: shared step, run once for every slot by slot {leader}" + (
+            f": {outcome.value}: {detail}" if outcome is not StepOutcome.PASS and detail else "")
+        self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+                                   outcome=outcome, message=message))
+        return self._replayed(ps, outcome, message)
+
+    def _follow(self, ps: Any, led: StepResult, leader: str) -> StepResult:
+        """Record the shared step's result, run once by ``leader``, as this slot's own."""
+        key, attempt_key, corner = self._follow_started(ps)
         for m in led.measurements:
             self.bus.publish(MeasurementRecorded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                                  name=m.name, value=m.value, unit=m.unit, limits=m.limits,

@@ -266,6 +266,31 @@ class Store:
 
     # -- resume ---------------------------------------------------------------------------
 
+    def rack_runs(self, run_id: str) -> list[str]:
+        """The interrupted or aborted runs of the many-slot run that ``run_id`` belongs to: the
+        slots' runs of its station whose latest session was the same process (host and pid)
+        as ``run_id``'s, in slot order (``run_id`` included). Raises :class:`StoreError` for
+        an unknown run."""
+        latest = (select(run_sessions.c.run_id, func.max(run_sessions.c.session).label("session"))
+                  .group_by(run_sessions.c.run_id).subquery())
+        owner = (select(runs.c.id, runs.c.station, runs.c.slot, runs.c.outcome, run_sessions.c.host,
+                        run_sessions.c.pid)
+                 .join(latest, latest.c.run_id == runs.c.id)
+                 .join(run_sessions, (run_sessions.c.run_id == runs.c.id)
+                       & (run_sessions.c.session == latest.c.session)))
+        with self.read_engine.connect() as conn:
+            me = conn.execute(owner.where(runs.c.id == run_id)).first()
+            if me is None:
+                raise StoreError(f"no run {run_id!r} in {self.display_url}",
+                                 hint="labctl runs lists the runs of this database")
+            if me.slot is None:
+                return [run_id]
+            rows = conn.execute(owner.where(runs.c.station == me.station, runs.c.slot.is_not(None),
+                                            run_sessions.c.host == me.host, run_sessions.c.pid == me.pid,
+                                            runs.c.outcome.in_(("interrupted", "aborted")) | (runs.c.id == run_id)))
+            found = [(r.slot, r.id) for r in rows]
+        return [rid for _slot, rid in sorted(found, key=lambda x: (len(x[0]), x[0]))]
+
     def resume_info(self, run_id: str) -> ResumeInfo:
         """The plan, context and step progress of ``run_id``, for ``labctl resume``.
 

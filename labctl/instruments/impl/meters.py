@@ -60,3 +60,14 @@ class ProfileTemperatureScanner(RoleImpl):
 
     def read_voltage(self, channel: str) -> float:
         return self._get("voltage", channel)
+
+    def scan_voltages(self, channels: Sequence[str]) -> dict[str, float]:
+        """DC volts of a channel list in one scan (a profile without ``voltages``: one read each)."""
+        chans = list(channels)
+        if "voltages" not in self.driver.profile.properties:
+            return {str(c): self.read_voltage(c) for c in chans}
+        values = self._get("voltages", chs=self.driver.channels_text(chans))
+        if len(values) != len(chans):
+            raise InstrumentReplyError(f"asked {len(chans)} channels, got {len(values)} readings",
+                                       instrument=self.name)
+        return {str(c): float(v) for c, v in zip(chans, values, strict=True)}

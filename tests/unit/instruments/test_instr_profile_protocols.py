@@ -190,6 +190,7 @@ def test_keysight_daq970a_scanner():
         ("MEAS:TEMP? TC,J,(@101)", "+2.34500000E+01"),
         ("MEAS:TEMP? TC,J,(@101,102)", "+2.34500000E+01,+4.51000000E+01"),
         ("MEAS:VOLT:DC? AUTO,DEF,(@111)", "+7.50200000E-01"),
+        ("MEAS:VOLT:DC? AUTO,DEF,(@111,151)", "+7.50200000E-01,+9.01000000E-01"),
         ("MEAS:TEMP? TC,J,(@105)", "+9.90000000E+37"),
         ("ROUT:SCAN?", "#214(@101,102,103)"),
         ("ABOR", None),
@@ -200,6 +201,7 @@ def test_keysight_daq970a_scanner():
         assert daq.read_temperature("(@101)") == 23.45
         assert daq.scan_temperatures(["101", "102"]) == {"101": 23.45, "102": 45.1}
         assert daq.read_voltage("111") == pytest.approx(0.7502)
+        assert daq.scan_voltages(["111", "151"]) == pytest.approx({"111": 0.7502, "151": 0.901})  # one scan
         with pytest.raises(InstrumentReplyError, match="overload"):
             daq.read_temperature("105")  # open thermocouple
         assert daq.driver.get("scan_list") == "(@101,102,103)"
