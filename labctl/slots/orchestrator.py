@@ -156,7 +156,15 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
     clock = make_clock(fixture)
     for n in notes:
         say(n)
-    store, first_recorder = _open_recorder(r.db) if r.use_store else (None, None)
+    from labctl.instruments.benchlock import bench_lock
+
+    lock = bench_lock(fixture, slots=chosen)  # one run per bench: the shared roles and these slots'
+    lock.acquire()
+    try:
+        store, first_recorder = _open_recorder(r.db) if r.use_store else (None, None)
+    except BaseException:
+        lock.release()
+        raise
     # one recorder per slot (each its own runs and background flush), one store
     recorders = {sid: (first_recorder if i == 0 else _new_recorder(store)) for i, sid in enumerate(chosen)} \
         if store is not None else {sid: None for sid in chosen}
@@ -226,6 +234,7 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
         if store is not None:
             with contextlib.suppress(Exception):
                 store.close()
+        lock.release()
     slots = [outputs[sid] for sid in chosen]
     code = max((int(s.exit_code) for s in slots), default=int(ExitCode.ERROR))
     unsafe = [f"{role}: {res.error or 'not confirmed'}" for role, res in bench_safe.items() if not res.ok]
