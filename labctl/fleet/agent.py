@@ -90,6 +90,7 @@ class Agent:
         self.db_ok = True
         self.jobs_done = 0
         self._wake = threading.Event()
+        self._stopping = threading.Event()  # set with stop_reason; never by a queue notification
         self._beat_stop = threading.Event()
         self._lock = threading.Lock()
 
@@ -120,6 +121,7 @@ class Agent:
                 self.say(f"{name}: stopping")
         else:
             self.say(f"{name} again: already stopping; the safe state is still being reached, please wait")
+        self._stopping.set()
         self._wake.set()
 
     # -- main loop ---------------------------------------------------------------------------
@@ -262,6 +264,7 @@ class Agent:
             if not held:
                 self.say("another agent holds this station now: stopping after this job")
                 self.stop_reason = self.stop_reason or "replaced by another agent"
+                self._stopping.set()
                 return
             if job is not None and controller is not None and queue.job_state(self.store, job.id) == "cancelling":
                 if controller.request("operator", f"job {job.id} cancelled (labctl queue cancel)"):
@@ -304,7 +307,7 @@ class Agent:
             if previous.outcome == "running":
                 self._release(job, f"run {job.run_id} still shows running (its heartbeat is not stale yet); "
                               "resumed when it is")
-                self._wake.wait(self.heartbeat_interval)
+                self._back_off()
                 return
         if ours and previous.outcome in ("passed", "failed", "error"):  # it ended; the agent died before recording it
             self._finish(job, previous.outcome, int(EXIT_BY_OUTCOME[previous.outcome]), "run ended before the agent restarted")
@@ -324,7 +327,7 @@ class Agent:
             return
         except BenchBusy as err:  # somebody runs a plan on this bench by hand: the job waits its turn
             self._release(job, f"not started: {err.message}", forget_run=not ours)
-            self._wake.wait(self.heartbeat_interval)
+            self._back_off()
             return
         except LabctlError as err:
             self.say(f"job {job.id}: {err.format().splitlines()[0]}")
@@ -335,6 +338,13 @@ class Agent:
             self._finish(job, "error", int(ExitCode.ERROR), f"internal error {type(err).__name__}: {err}")
             return
         self._after_run(job, out)
+
+    def _back_off(self) -> None:
+        """Wait a heartbeat before claiming again after giving a job back. The queue's
+        notification of that very release must not wake the agent (it would claim the job at
+        once, over and over); only a stop does."""
+        self._stopping.wait(self.heartbeat_interval)
+        self._wake.clear()
 
     def _run_record(self, run_id: str) -> Any:
         from sqlalchemy import select

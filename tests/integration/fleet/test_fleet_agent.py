@@ -135,6 +135,12 @@ def test_a_job_waits_while_somebody_runs_a_plan_on_the_bench_by_hand(tmp_path, l
         # between its tries the job is back in the queue, never failed
         wait_for(lambda: job_rows(lab_db)[0].state == "queued", 30, "the job back in the queue")
         assert job_rows(lab_db)[0].exit_code is None, agent.output()
+        # it tries again once a heartbeat (0.5 s here), not at once: its own release's queue
+        # notification must not wake it into a tight claim-release loop
+        tries = agent.output().count("is in use by process")
+        time.sleep(3.0)
+        tries = agent.output().count("is in use by process") - tries
+        assert 1 <= tries <= 8, f"{tries} tries in 3 s with a 0.5 s heartbeat:\n{agent.output()[-3000:]}"
         by_hand.release()
         wait_for(lambda: job_rows(lab_db)[0].state not in ("queued", "running"), 120, "the job to run")
         [job] = job_rows(lab_db)
