@@ -178,6 +178,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
              interlock_hook: Callable[[Any, float], None] | None = None) -> RunOutput:
     from labctl.engine.events import EventBus
     from labctl.engine.runner import Runner, RunOptions
+    from labctl.gcpause import gc_settled
     from labctl.instruments import open_station
     from labctl.instruments.benchlock import bench_lock
     from labctl.plan.loader import load_plan
@@ -236,7 +237,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                 identities=identities, handle_signals=False, on_interlock=interlock_hook,
                 store_problem=(lambda: None if recorder.saved else (recorder.problem or "results were spooled"))
                 if recorder is not None else None))
-            result = runner.run()
+            with gc_settled():
+                result = runner.run()
     finally:
         if recorder is not None:
             with contextlib.suppress(Exception):

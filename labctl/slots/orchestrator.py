@@ -21,6 +21,7 @@ from typing import Any
 from labctl.engine.abort import AbortController, AbortReason, abort_on_signals
 from labctl.engine.safety import MIN_WALL_INTERVAL
 from labctl.errors import ExitCode, InstrumentError, LabctlError
+from labctl.gcpause import gc_settled
 from labctl.launch import (
     EXIT_BY_OUTCOME,
     RunRequest,
@@ -338,7 +339,8 @@ class _SlotJob:
                                     store_problem=(lambda: None if recorder.saved
                                                    else (recorder.problem or "results were spooled"))
                                     if recorder is not None else None))
-            result = runner.run()
+            with gc_settled():
+                result = runner.run()
         self.out.result = result
         self.out.exit_code = EXIT_BY_OUTCOME.get(result.outcome.value, ExitCode.ERROR)
         self.out.message = result.message

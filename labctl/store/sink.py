@@ -50,6 +50,7 @@ _MEASUREMENT_COLUMNS = (
     "lane", "rail", "channel", "sensor", "labels", "t",
 )
 _SAMPLE_COLUMNS = ("step_ref", "run_id", "seq", "series", "value", "unit", "t")
+_IO_COLUMNS = ("run_id", "session", "seq", "step_key", "t", "instrument", "resource", "kind", "text", "elapsed_s")
 
 
 def _step_sql(mark: str) -> dict[str, str]:
@@ -102,6 +103,7 @@ class DbSink:
         self._bulk = {
             "measurements": _bulk_sql("measurements", _MEASUREMENT_COLUMNS, store.dialect),
             "samples": _bulk_sql("samples", _SAMPLE_COLUMNS, store.dialect),
+            "io_log": _bulk_sql("io_log", _IO_COLUMNS, store.dialect),
         }
         self._sql = _step_sql("?" if store.dialect == "sqlite" else "%s")
         mod = sqlite if store.dialect == "sqlite" else postgresql
@@ -162,13 +164,13 @@ class DbSink:
                     later.append((seq, e))
                 case _:
                     pass  # Progress goes its own way (Recorder: latest line per run, throttled)
-        for seq, rec in b.io_records:
-            children["io_log"].append({
-                "run_id": b.run_id, "session": b.session, "seq": seq, "step_key": rec.get("step_key"),
-                "t": float(rec.get("t", 0.0)), "instrument": str(rec.get("instrument", "")),
-                "resource": str(rec.get("resource", "")), "kind": str(rec.get("kind", "")),
-                "text": str(rec.get("text", "")), "elapsed_s": rec.get("elapsed_s"),
-            })
+        if b.io_records:
+            run_id, session = b.run_id, b.session
+            children["io_log"] = [
+                (run_id, session, seq, rec.get("step_key"), float(rec.get("t", 0.0)), str(rec.get("instrument", "")),
+                 str(rec.get("resource", "")), str(rec.get("kind", "")), str(rec.get("text", "")),
+                 rec.get("elapsed_s"))
+                for seq, rec in b.io_records]
         tables = {t.name: t for t in (measurements, samples, logs, prompts, instrument_errors, attachments, io_log)}
         for name, rows in children.items():
             if name in self._bulk:

@@ -1,0 +1,24 @@
+"""The collector settings a run executes under, and their restoration."""
+
+from __future__ import annotations
+
+import gc
+
+from labctl.gcpause import RUN_GEN0_THRESHOLD, gc_settled
+
+
+def test_a_run_sets_the_loaded_objects_aside_and_the_last_of_nested_runs_restores_the_collector():
+    before = gc.get_threshold()
+    loaded = [{"step": i} for i in range(1000)]  # the plan, alive before the run starts
+    with gc_settled():
+        assert gc.get_freeze_count() >= len(loaded)
+        assert gc.get_threshold()[0] >= RUN_GEN0_THRESHOLD
+        with gc_settled():  # a second slot's run in the same process
+            pass
+        assert gc.get_freeze_count() >= len(loaded), "the first run's setting ended with the second's"
+        cycle: list = []
+        cycle.append(cycle)
+        del cycle
+        assert gc.collect() >= 1, "cycles made during a run are still collected"
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
