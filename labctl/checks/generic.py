@@ -76,9 +76,13 @@ def finish(ctx: Any, start: int = 0, extra: list[str] | None = None, described: 
     in ``described`` are already explained by ``extra``."""
     from labctl.engine.events import Verdict
 
+    fail = Verdict.FAIL
+    recorded = ctx.recorded
+    if not extra and not any(recorded[i].verdict is fail for i in range(start, len(recorded))):
+        return  # the common case: nothing failed
     problems = list(extra or [])
-    problems += [describe_failure(r) for r in ctx.recorded[start:]
-                 if r.verdict is Verdict.FAIL and r.name not in (described or set())]
+    problems += [describe_failure(r) for r in recorded[start:]
+                 if r.verdict is fail and r.name not in (described or set())]
     if problems:
         ctx.fail("; ".join(problems))
 

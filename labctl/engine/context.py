@@ -128,7 +128,7 @@ class StepContext:
         self._started = clock.monotonic()
         self.deadline = self._started + timeout if timeout else None
         self.recorded: list[Recorded] = []
-        self._never = threading.Event()  # what teardown sleeps on: aborts must not cut cleanup short
+        self._never: threading.Event | None = None  # what teardown sleeps on: aborts must not cut cleanup short
         self.roles_used: set[str] = set()
         self._prompts = 0
 
@@ -155,6 +155,8 @@ class StepContext:
                 return
             if self.deadline is not None:
                 remaining = min(remaining, max(0.0, self.deadline - self.clock.monotonic()) + 1e-3)
+            if not self.enforce_abort and self._never is None:
+                self._never = threading.Event()
             self.clock.wait(self.abort.event if self.enforce_abort else self._never, remaining)
 
     def wait_until(

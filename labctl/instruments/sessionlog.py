@@ -49,7 +49,8 @@ class SessionLog:
             "kind": kind,
             "text": text,
         }
-        rec.update(extra)
+        if extra:
+            rec.update(extra)
         with self._lock:
             self.records.append(rec)
             self.total += 1

@@ -76,6 +76,9 @@ class LoadedPlan:
     #: resolved args and limits per (step, corner): the loader's checks, the station checks and
     #: the runner each ask for them; they depend only on parameters and the corner
     _resolved: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
+    # equal limits of different steps are one object, so what is derived from a limit once
+    # (its event form and text, see engine.context.to_event_limits) serves every step using it
+    _limits_seen: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -204,8 +207,15 @@ class LoadedPlan:
             return self._resolve_limits(step, corner, args)  # args of its own: not kept
         found = self._resolved.get(("limits", *where))
         if found is None:
-            found = self._resolved[("limits", *where)] = self._resolve_limits(step, corner, args)
+            found = self._resolved[("limits", *where)] = {
+                name: self._shared_limit(limit) for name, limit in self._resolve_limits(step, corner, args).items()}
         return found
+
+    def _shared_limit(self, limit: ResolvedLimit) -> ResolvedLimit:
+        try:  # equal and of the same kinds (``equals: true`` is not ``equals: 1``)
+            return self._limits_seen.setdefault((limit, type(limit.equals), type(limit.nominal)), limit)
+        except TypeError:  # an unhashable ``equals`` value: kept as it is
+            return limit
 
     def _resolve_limits(self, step: Step, corner: Corner | None, args: Any) -> dict[str, ResolvedLimit]:
         measures = args.measurements()

@@ -34,6 +34,7 @@ def resource_manager(backend: str = "@py") -> Any:
 
 
 _SERIAL_OPTIONS = ("baud_rate", "data_bits", "stop_bits", "parity", "flow_control")
+_PEEK = int(socket.MSG_PEEK | socket.MSG_DONTWAIT)  # a plain int: no enum arithmetic per query
 
 
 class VisaTransport(Transport):
@@ -114,7 +115,7 @@ class VisaTransport(Transport):
         if sock is None:
             return False
         try:
-            return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+            return bool(sock.recv(1, _PEEK))
         except (BlockingIOError, InterruptedError):
             return False
 
@@ -154,7 +155,7 @@ class VisaTransport(Transport):
         if sock is None:
             return False
         try:
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+            return sock.recv(1, _PEEK) == b""
         except (BlockingIOError, InterruptedError):
             return False
         except OSError:
