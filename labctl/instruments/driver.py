@@ -55,11 +55,15 @@ class Identity:
         return f"{self.manufacturer} {self.model} s/n {self.serial} fw {self.firmware}"
 
 
+_CHANNEL_FIELDS = frozenset({"ch", "id", "chs"})
+
+
 class ProfileDriver:
     def __init__(self, profile: Profile, transport: Transport, *, options: dict[str, Any] | None = None) -> None:
         self.profile = profile
         self.transport = transport
         self.variables: dict[str, Any] = {**profile.defaults, **(options or {})}
+        self._get_commands: dict[tuple[str, Any], str] = {}  # (property, channel) -> query, see get()
         spec = profile.transport
         self._reply_end = re.compile(spec.reply_end) if spec.reply_end else None
         self._reply_error = re.compile(spec.reply_error) if spec.reply_error else None
@@ -202,7 +206,12 @@ class ProfileDriver:
         prop = self._prop(name)
         if prop.get is None:
             raise InstrumentError(f"property {name!r} is write-only", instrument=self.name)
-        command = self.render(prop.get, channel=channel, **kw)
+        key = (name, channel)
+        command = None if kw else self._get_commands.get(key)
+        if command is None:
+            command = self.render(prop.get, channel=channel, **kw)
+            if not kw and _fields(prop.get) <= _CHANNEL_FIELDS:  # no variable in it: the same every time
+                self._get_commands[key] = command
         reply = self.query(command)
         return self.parse(prop, reply, command)
 
