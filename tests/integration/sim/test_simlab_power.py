@@ -166,6 +166,11 @@ def dp832_lab(fixture_path, clock):
 
 
 def test_dp832_protection_has_a_level_and_a_state_and_trips_at_its_own_ocp_level(dp832_lab, rm, clock):
+    """OVP and OCP as the DP800 has them; the board under stress trips OCP at its own level.
+
+    A ``write`` returns before the supply has acted on it: ``*OPC?`` (or any query) comes
+    first whenever the test then moves the manual clock, or the command takes effect at the
+    later time (an output switched on after the ``advance`` has had no time to power the board)."""
     from tests.integration.sim.conftest import Console
 
     lab, _ = dp832_lab
@@ -175,6 +180,7 @@ def test_dp832_protection_has_a_level_and_a_state_and_trips_at_its_own_ocp_level
         assert psu.query(":INST:NSEL 1;:SOUR:VOLT:PROT:STAT?") == "OFF"  # OVP off at power-on
         psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.0;:SOUR:CURR:LEV:IMM:AMPL 3.0;:SOUR:VOLT:PROT:LEV 5.5")
         psu.write(":INST:NSEL 1;:OUTP:STAT ON")
+        assert psu.query("*OPC?") == "1"  # on at this instant, before the clock moves
         clock.advance(1.0)
         psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.6")  # above the level, but OVP is not armed
         assert psu.query(":OUTP:OVP:QUES? CH1") == "NO"
@@ -184,10 +190,24 @@ def test_dp832_protection_has_a_level_and_a_state_and_trips_at_its_own_ocp_level
         psu.write(":INST:NSEL 1;:SOUR:VOLT:LEV:IMM:AMPL 5.0;:SOUR:VOLT:PROT:CLE")
         assert psu.query(":INST:NSEL 1;:SOUR:VOLT:PROT:QUES?") == "NO"
         clock.advance(0.5)  # VIN off long enough for the board to come up afresh
-        # OCP at 1.5 A with a 3 A current limit: the idle board runs under it
+        # OCP at 1.5 A, under the 3 A current limit: the idle board runs, the stressed one trips it
         psu.write(":INST:NSEL 1;:SOUR:CURR:PROT:LEV 1.5;:SOUR:CURR:PROT:STAT ON;:OUTP:STAT ON")
-        assert psu.query(":INST:NSEL 1;:SOUR:CURR:PROT:STAT?") == "ON"
+        assert psu.query("*OPC?") == "1"
+        clock.advance(1.0)  # the board sequences its rails up
+        assert float(psu.query(":INST:NSEL 1;:MEAS:CURR:DC?")) < 1.5
         assert psu.query(":OUTP:OCP:QUES? CH1") == "NO"
+        assert con.table("power-good")["VDD_CORE"] not in ("never", "off")
+        con.cmd("load stress 100")  # the board's draw goes past 1.5 A (past the 3 A limit, too)
+        clock.advance(0.1)
+        assert psu.query(":OUTP:OCP:QUES? CH1") == "YES"
+        assert psu.query(":INST:NSEL 1;:SOUR:CURR:PROT:QUES?") == "YES"
+        assert psu.query(":OUTP:OVP:QUES? CH1") == "NO"
+        probe = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+        try:  # an independent client sees the output off
+            assert probe.query(":INST:NSEL 1;:OUTP:STAT?") == "OFF"
+            assert float(probe.query(":INST:NSEL 1;:MEAS:CURR:DC?")) == pytest.approx(0.0, abs=0.005)
+        finally:
+            probe.close()
         assert int(psu.query(":SYST:ERR?").split(",")[0]) == 0
     finally:
         con.close()
