@@ -482,7 +482,7 @@ class _Context(StationChecks):
 
     # -- steps ------------------------------------------------------------------------------
     def duplicate_ids(self, data: dict[str, Any]) -> None:
-        seen: dict[str, Pos | None] = {}
+        seen: dict[str, tuple[Any, ...]] = {}  # id -> path of its first use (located only when repeated)
         for group in ("setup", "steps", "teardown"):
             items = data.get(group)
             if not isinstance(items, list):
@@ -493,13 +493,13 @@ class _Context(StationChecks):
                     continue
                 path = (group, i, "id")
                 if sid in seen:
-                    first = seen[sid]
+                    first = self.pos(seen[sid])
                     where = f"{first.file}:{first.line}" if first else "above"
                     self.err(path, f"duplicate step id {sid!r} (first used at {where})",
                              "step ids must be unique across setup, steps and teardown; "
                              "when including a library twice, give each include a prefix:")
                 else:
-                    seen[sid] = self.pos(path)
+                    seen[sid] = path
 
     def _collect(self, fn: Any, *args: Any) -> Any:
         """Run one resolution; record its errors instead of raising. Returns None on error."""
