@@ -111,11 +111,14 @@ def _loader(fast: bool = False) -> Any:
 
         class PlanLoader(base):  # type: ignore[valid-type, misc]
             _memo: dict[Any, str] | None = None
+            _first_chars: Any = frozenset()
 
             def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
                 # plans repeat their values (check names, roles, units): resolve each once per file
                 if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
                     return super().resolve(kind, value, implicit)
+                if not implicit[0] or value and value[0] not in self._first_chars:
+                    return _YAML + "str"  # quoted, or no implicit type starts with this character
                 if self._memo is None:
                     self._memo = {}
                 key = (value, implicit)
@@ -135,6 +138,9 @@ def _loader(fast: bool = False) -> Any:
             re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
             list("tTfF"),
         )
+        # None: resolvers for any first character (PyYAML has none; a value could have one)
+        PlanLoader._first_chars = (frozenset(PlanLoader.yaml_implicit_resolvers)
+                                   if None not in PlanLoader.yaml_implicit_resolvers else _EVERY_CHAR)
         _LOADERS[key] = PlanLoader
     return _LOADERS[key]
 
@@ -147,6 +153,14 @@ _MAP_TAGS = {_YAML + "map"}
 
 
 _QUOTES = ("'", '"')
+
+
+class _EveryChar:
+    def __contains__(self, ch: object) -> bool:
+        return True
+
+
+_EVERY_CHAR = _EveryChar()
 _SLOW = object()
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 #: scalars built without PyYAML's constructor (the common tags, in their common spellings)
