@@ -79,6 +79,9 @@ class LoadedPlan:
     # equal limits of different steps are one object, so what is derived from a limit once
     # (its event form and text, see engine.context.to_event_limits) serves every step using it
     _limits_seen: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # validated args by (check, args as written) for args without ${…}: steps that read the same
+    # property of the same role share one (immutable in use) args object
+    _args_seen: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -150,6 +153,11 @@ class LoadedPlan:
         path = (*self.step_path(step), "args")
         if spec is None:
             raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
+        plain = _plain_key(step.args)  # no ${…} in it: the same args validate the same everywhere
+        if plain is not None:
+            known = self._args_seen.get((step.check, plain))
+            if known is not None:
+                return known
         env = self.env(corner)
         errors: list[LabctlError] = []
         args: dict[str, Any] = {}
@@ -168,6 +176,8 @@ class LoadedPlan:
             result = None
         if errors:
             raise ValidationErrors(errors)
+        if plain is not None:
+            self._args_seen[(step.check, plain)] = result
         return result
 
     def resolve_timeout(self, step: Step, corner: Corner | None = None) -> float | None:
@@ -463,3 +473,29 @@ def corners_product(axes: dict[str, list[Any]], order: list[str]) -> list[Corner
     for i, combo in enumerate(itertools.product(*(axes[n] for n in names))):
         out.append(Corner(i, dict(zip(names, combo, strict=True))))
     return out
+
+
+def _plain_key(value: Any) -> Any:
+    """A hashable copy of plain YAML data (with each value's type, so ``1`` is not ``true``
+    nor ``1.0``), or None when it holds a ``${…}`` or anything else."""
+    if isinstance(value, dict):
+        items = []
+        for k, v in value.items():
+            key = _plain_key(v)
+            if key is None:
+                return None
+            items.append((k, key))
+        return ("map", tuple(items))
+    if isinstance(value, list):
+        out = []
+        for v in value:
+            key = _plain_key(v)
+            if key is None:
+                return None
+            out.append(key)
+        return ("list", tuple(out))
+    if isinstance(value, str):
+        return None if "${" in value else ("str", value)
+    if value is None or isinstance(value, bool | int | float):
+        return (type(value).__name__, value)
+    return None
