@@ -153,6 +153,7 @@ _MAP_TAGS = {_YAML + "map"}
 
 
 _QUOTES = ("'", '"')
+_new_pos = tuple.__new__  # Pos without the named tuple's own __new__ (one call less per node)
 
 
 class _EveryChar:
@@ -233,14 +234,14 @@ class _Builder:
         if self.max_nodes is not None:
             self._count(node)
         if node.__class__ is yaml.ScalarNode:
-            self.smap.values[path] = Pos(self.file, mark.line + 1, mark.column + 1, node.style in _QUOTES)
+            self.smap.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, node.style in _QUOTES))
             fast = _FAST_SCALARS.get(node.tag)
             if fast is not None:
                 value = fast(node.value)
                 if value is not _SLOW:
                     return value
             return self.scalar(node)[1]
-        self.smap.values[path] = Pos(self.file, mark.line + 1, mark.column + 1, False)
+        self.smap.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, False))
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)[1]
         if isinstance(node, yaml.SequenceNode):
@@ -283,7 +284,8 @@ class _Builder:
                     continue
                 kpath = (*path, key)
                 kmark = key_node.start_mark
-                self.smap.keys[kpath] = Pos(self.file, kmark.line + 1, kmark.column + 1, key_node.style in _QUOTES)
+                self.smap.keys[kpath] = _new_pos(Pos, (self.file, kmark.line + 1, kmark.column + 1,
+                                                       key_node.style in _QUOTES))
                 out[key] = self.build(value_node, kpath)
             return out
         return None  # pragma: no cover - yaml has no other node kinds
