@@ -82,6 +82,8 @@ class LoadedPlan:
     # validated args by (check, args as written) for args without ${…}: steps that read the same
     # property of the same role share one (immutable in use) args object
     _args_seen: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
+    # resolved limits by (check, id of the args (kept alive in _resolved), limits as written)
+    _limits_by_text: dict[tuple[str, int, Any], dict[str, ResolvedLimit]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -217,8 +219,16 @@ class LoadedPlan:
             return self._resolve_limits(step, corner, args)  # args of its own: not kept
         found = self._resolved.get(("limits", *where))
         if found is None:
-            found = self._resolved[("limits", *where)] = {
-                name: self._shared_limit(limit) for name, limit in self._resolve_limits(step, corner, args).items()}
+            # limits written alike (no ${…}) for the same args (shared when written alike) resolve alike
+            written = _written_limits(step)
+            key = (step.check, id(args), written) if written is not None else None
+            found = self._limits_by_text.get(key) if key is not None else None
+            if found is None:
+                found = {name: self._shared_limit(limit)
+                         for name, limit in self._resolve_limits(step, corner, args).items()}
+                if key is not None:
+                    self._limits_by_text[key] = found
+            self._resolved[("limits", *where)] = found
         return found
 
     def _shared_limit(self, limit: ResolvedLimit) -> ResolvedLimit:
@@ -499,3 +509,25 @@ def _plain_key(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float):
         return (type(value).__name__, value)
     return None
+
+
+_LIMIT_FIELDS = ("min", "max", "nominal", "tol", "marginal", "equals", "regex")
+
+
+def _written_limits(step: Step) -> Any:
+    """The step's limits as written, hashable (each value with its type), or None when one
+    holds a ``${…}`` or an unhashable value."""
+    out = []
+    for name, limit in step.limits.items():
+        parts = []
+        for f in _LIMIT_FIELDS:
+            v = getattr(limit, f)
+            if isinstance(v, Expr) or isinstance(v, str) and "${" in v:
+                return None
+            try:
+                hash(v)
+            except TypeError:
+                return None
+            parts.append((type(v), v))
+        out.append((name, tuple(parts)))
+    return tuple(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,7 +182,8 @@ class _Builder:
                  max_nodes: int | None = None) -> None:
         import yaml
 
-        self.max_nodes = max_nodes  # counted here when the event scan was not needed (see load_yaml)
+        # values are counted here when the event scan was not needed (see load_yaml)
+        self.max_nodes = max_nodes if max_nodes is not None else sys.maxsize
         self.nodes = 0
         self.file = file
         self.error_cls = error_cls
@@ -218,9 +220,8 @@ class _Builder:
             return False, None
         return True, value
 
-    def _count(self, node: Any) -> None:
-        self.nodes += 1
-        if self.nodes > self.max_nodes:  # type: ignore[operator]
+    def _too_many(self, node: Any) -> None:
+        if self.nodes > self.max_nodes:
             from labctl.plan.bounds import ENV_MAX_NODES, raise_hint
 
             mark = node.start_mark
@@ -231,8 +232,9 @@ class _Builder:
     def build(self, node: Any, path: Path_) -> Any:
         yaml = self.yaml
         mark = node.start_mark
-        if self.max_nodes is not None:
-            self._count(node)
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            self._too_many(node)
         if node.__class__ is yaml.ScalarNode:
             self.smap.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, node.style in _QUOTES))
             fast = _FAST_SCALARS.get(node.tag)
@@ -261,8 +263,9 @@ class _Builder:
                 self._error(f"bad merge key: {getattr(err, 'problem', err)}", node)
             out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                if self.max_nodes is not None:
-                    self._count(key_node)
+                self.nodes += 1
+                if self.nodes > self.max_nodes:
+                    self._too_many(key_node)
                 if not isinstance(key_node, yaml.ScalarNode):
                     self._error("a key must be a plain word, not a list or mapping", key_node)
                     continue
