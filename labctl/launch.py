@@ -193,15 +193,10 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     # one run per bench: refused here, before anything is recorded or powered, while another
     # process drives one of these instruments (held until the safe state is done)
     lock = bench_lock(fixture, slots=())
-    lock.acquire()
     # the results store first: an unreachable database stops the run before anything is powered
     # a subscriber that promises "printed, so committed" (the JSON stream) gets a commit per step end
     per_step = any(getattr(sub, "commit_before_output", False) for sub in subscribers)
-    try:
-        store, recorder = _open_recorder(req.db, per_step=per_step) if req.use_store else (None, None)
-    except BaseException:
-        lock.release()
-        raise
+    store, recorder = open_store_locked(lock, req.db, use_store=req.use_store, per_step=per_step)
     saved = True
     try:
         _refuse_if_aborted(abort, "while the results store was opened")
@@ -324,6 +319,19 @@ def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
 
 
 OPEN_STORE_TIMEOUT = 45.0  # seconds for opening (connect, migrate, upkeep) the results store
+
+
+def open_store_locked(lock: Any, db: str | None, *, use_store: bool = True,
+                      per_step: bool = False) -> tuple[Any, Any]:
+    """Take the bench ``lock``, then open the results store and its recorder (``(None, None)``
+    without a store). A store that cannot be opened lets the lock go again; otherwise the
+    caller releases it once the run's safe state is done."""
+    lock.acquire()
+    try:
+        return _open_recorder(db, per_step=per_step) if use_store else (None, None)
+    except BaseException:
+        lock.release()
+        raise
 
 
 def _open_recorder(db: str | None, *, per_step: bool = False) -> tuple[Any, Any]:

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from labctl.errors import BenchBusy
+from labctl.instruments.address import tcp_socket
 
-_TCP = re.compile(r"^TCPIP\d*::([^:]+)::(\d+)::SOCKET$", re.IGNORECASE)
 _VXI = re.compile(r"^TCPIP\d*::([^:]+)(::.*)?::INSTR$", re.IGNORECASE)
 _ASRL = re.compile(r"^ASRL(.+?)(::INSTR)?$", re.IGNORECASE)
 
@@ -46,9 +46,9 @@ def address_key(resource: str) -> str:
     """One spelling per instrument: ``TCPIP0::h::5025::SOCKET`` and ``TCPIP::h::5025::SOCKET``
     are the same socket; ``ASRL/dev/ttyUSB0::INSTR`` and ``/dev/ttyUSB0`` the same port."""
     res = resource.strip()
-    m = _TCP.match(res)
-    if m:
-        return f"tcp:{m.group(1).lower()}:{m.group(2)}"
+    tcp = tcp_socket(res)
+    if tcp:
+        return f"tcp:{tcp.host.lower()}:{tcp.port}"
     m = _VXI.match(res)
     if m:
         return f"vxi:{m.group(1).lower()}{(m.group(2) or '').lower()}"

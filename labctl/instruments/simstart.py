@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import os
-import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-_TCP = re.compile(r"^TCPIP\d*::(?P<host>[^:]+)::(?P<port>\d+)::SOCKET$", re.IGNORECASE)
+from labctl.instruments.address import tcp_socket
 
 
 def address_answers(resource: str, timeout: float = 0.3) -> bool:
     """True when something listens at a TCP socket resource or a serial device path exists."""
-    m = _TCP.match(resource.strip())
-    if m:
+    tcp = tcp_socket(resource)
+    if tcp:
         try:
-            with socket.create_connection((m["host"], int(m["port"])), timeout=timeout):
+            with socket.create_connection((tcp.host, tcp.port), timeout=timeout):
                 return True
         except OSError:
             return False
@@ -31,7 +30,7 @@ def anything_serving(fixture: Any) -> bool:
     path is not when the fixture has sockets too: a lab killed with ``kill -9`` leaves its pty
     links behind, and their /dev/pts targets are soon reused by other processes."""
     resources = [str(b.resource).strip() for b in fixture.roles.values()]
-    sockets = [r for r in resources if _TCP.match(r)]
+    sockets = [r for r in resources if tcp_socket(r)]
     return any(address_answers(r) for r in (sockets or resources))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import re
 import socket
 import subprocess
 import sys
@@ -14,9 +13,8 @@ from typing import Any
 
 import yaml
 
+from labctl.instruments.address import tcp_socket
 from labctl.resources import builtin_file, resolve_data_path
-
-_TCP = re.compile(r"^(TCPIP\d*::[^:]+::)(\d+)(::SOCKET)$", re.IGNORECASE)
 
 
 def _ephemeral_range() -> tuple[int, int]:
@@ -77,14 +75,14 @@ def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **si
     groups: list[tuple[str, dict[str, Any]]] = [("", data.get("roles") or {})]
     groups += [(f"{slot['id']}-", slot.get("roles") or {}) for slot in data.get("slots") or []]
     bindings = [(prefix + role, b) for prefix, roles in groups for role, b in roles.items()]
-    tcp_roles = [r for r, b in bindings if _TCP.match(str(b.get("resource", "")).strip())]
+    tcp_roles = [r for r, b in bindings if tcp_socket(str(b.get("resource", "")))]
     ports = iter(free_ports(len(tcp_roles)))
     dev_dir = tmp_path / "dev"
     for role, binding in bindings:
         res = str(binding.get("resource", "")).strip()
-        m = _TCP.match(res)
-        if m:
-            binding["resource"] = f"{m.group(1)}{next(ports)}{m.group(3)}"
+        tcp = tcp_socket(res)
+        if tcp:
+            binding["resource"] = tcp.with_port(next(ports))
         elif res.startswith("/") or res.upper().startswith("ASRL"):
             binding["resource"] = str(dev_dir / role)
     sim = dict(data.get("sim") or {})

@@ -27,13 +27,13 @@ from labctl.launch import (
     RunRequest,
     _bench_safe,
     _dut_serial,
-    _open_recorder,
     _preflight,
     _SessionLogPusher,
     _whoami,
     ignore_late_interrupts,
     load_answers,
     make_clock,
+    open_store_locked,
     resolve_fixture,
     simulated_lab,
 )
@@ -160,12 +160,7 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
     from labctl.instruments.benchlock import bench_lock
 
     lock = bench_lock(fixture, slots=chosen)  # one run per bench: the shared roles and these slots'
-    lock.acquire()
-    try:
-        store, first_recorder = _open_recorder(r.db) if r.use_store else (None, None)
-    except BaseException:
-        lock.release()
-        raise
+    store, first_recorder = open_store_locked(lock, r.db, use_store=r.use_store)
     # one recorder per slot (each its own runs and background flush), one store
     recorders = {sid: (first_recorder if i == 0 else _new_recorder(store)) for i, sid in enumerate(chosen)} \
         if store is not None else {sid: None for sid in chosen}
