@@ -89,8 +89,9 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
     req = RunRequest(plan=r.plan_path, fixture=fixture, dut=info.dut_serial, overrides=r.overrides, db=db,
                      answers=answers, preflight=preflight, operator=info.operator, run_id=run_id,
                      finished_steps=r.finished, resumed_from=run_id, allow_expired=allow_expired)
+    cut = f", {len(info.cut_off)} cut off and re-run" if info.cut_off else ""
     say(f"resuming run {run_id}: {len(r.finished)} step(s) already finished (those that establish the "
-        f"bench's state are replayed), {len(info.cut_off)} cut off and re-run")
+        f"bench's state are replayed){cut}")
     for text in r.notes:
         say(text)
     return execute(req, list(subscribers or []), say=say, first_attempt=r.first_attempt, run_notes=tuple(r.notes),
