@@ -49,16 +49,22 @@ def step_rows(tmp: Path, quick: bool) -> list[Row]:
     fixture = isolated_fixture(tmp / "lab")
     resource = yaml.safe_load(fixture.read_text())["roles"]["psu"]["resource"]
     plans = {n: measure_plan(tmp / f"measure-{n}.yaml", n) for n in (small, large)}
+    rounds = 1 if quick else 2  # the best of each: other jobs on the machine only ever add time
+    raws: list[tuple[float, float]] = []
+    wall: dict[int, float] = {n: float("inf") for n in plans}
+    cpu: dict[int, float] = {n: float("inf") for n in plans}
     with served_lab(fixture):
-        raw = raw_pyvisa_step(resource, 300 if quick else 3000)
-        wall, cpu = {}, {}
-        for n, plan in plans.items():
-            wall[n], cpu[n], code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db",
-                                                       str(tmp / f"run-{n}.db"), "--no-preflight")
-            if code != 0:
-                raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
-        raw_again = raw_pyvisa_step(resource, 300 if quick else 3000)
-    raw_wall, raw_cpu = min(raw[0], raw_again[0]), min(raw[1], raw_again[1])
+        for r in range(rounds):  # the floor and labctl alternate, so a slow spell hits both
+            raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
+            for n, plan in plans.items():
+                db = tmp / f"run-{n}-{r}.db"
+                w, c, code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db", str(db),
+                                                "--no-preflight")
+                if code != 0:
+                    raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
+                wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
+        raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
+    raw_wall, raw_cpu = min(r[0] for r in raws), min(r[1] for r in raws)
     slope = (wall[large] - wall[small]) / (large - small)
     cpu_slope = (cpu[large] - cpu[small]) / (large - small)
     labctl = max(cpu_slope - raw_cpu, 0.0)
