@@ -4,14 +4,12 @@ emulator's ``process(line) -> reply``."""
 from __future__ import annotations
 
 import logging
-import re
 import time
 from typing import Protocol
 
 from labctl.sim.faults import FaultGate
 
 log = logging.getLogger(__name__)
-_EOL = re.compile(rb"[\r\n]")
 MAX_DELAY = 30.0  # wall seconds
 
 
@@ -29,31 +27,36 @@ class LineSession:
         self.max_line = max_line
 
     def feed(self, data: bytes) -> tuple[bytes, bool]:
-        self.buffer += data
+        buffer = self.buffer + data if self.buffer else data
+        if b"\r" in buffer:
+            buffer = buffer.replace(b"\r", b"\n")  # CR, LF or CR LF end a line (empty lines are skipped)
+        *lines, rest = buffer.split(b"\n")
+        self.buffer = rest if len(rest) <= self.max_line else b""  # a runaway line without terminator is dropped
         out = b""
-        while True:
-            m = _EOL.search(self.buffer)
-            if not m:
-                if len(self.buffer) > self.max_line:
-                    self.buffer = b""  # a runaway line without terminator is dropped
-                break
-            raw, self.buffer = self.buffer[: m.start()], self.buffer[m.end() :]
+        gate = self.gate
+        for i, raw in enumerate(lines):
             line = raw.decode("latin-1").strip()
             if not line:
                 continue
-            action = self.gate.before()
-            if action == "close":
-                return out, True
-            if action == "swallow":
-                continue
+            armed = gate.armed
+            if armed:
+                action = gate.before()
+                if action == "close":
+                    self.buffer = b"\n".join([*lines[i + 1 :], rest])
+                    return out, True
+                if action == "swallow":
+                    continue
             try:
                 reply = self.responder.process(line)
             except Exception:  # never let an emulator bug kill the transport
                 log.exception("responder failed on %r", line)
                 reply = None
-            reply = self.gate.after_reply(reply)
-            if reply is not None and (delay := self.gate.reply_delay()) > 0:
-                time.sleep(min(delay, MAX_DELAY))  # a slow instrument holds its answer back
+            if reply is None:
+                continue
+            if armed:
+                reply = gate.after_reply(reply)
+                if reply is not None and (delay := gate.reply_delay()) > 0:
+                    time.sleep(min(delay, MAX_DELAY))  # a slow instrument holds its answer back
             if reply is not None:
                 out += reply.encode("latin-1", errors="replace") + b"\n"
         return out, False
