@@ -30,33 +30,45 @@ class LineSession:
         buffer = self.buffer + data if self.buffer else data
         if b"\r" in buffer:
             buffer = buffer.replace(b"\r", b"\n")  # CR, LF or CR LF end a line (empty lines are skipped)
-        *lines, rest = buffer.split(b"\n")
+        lines = buffer.split(b"\n")
+        rest = lines.pop()
         self.buffer = rest if len(rest) <= self.max_line else b""  # a runaway line without terminator is dropped
+        if self.gate.armed:
+            return self._feed_gated(lines)
+        replies = []
+        for raw in lines:
+            line = raw.decode("latin-1").strip()
+            if line and (reply := self._respond(line)) is not None:
+                replies.append(reply)
+        if not replies:
+            return b"", False
+        replies.append("")  # each reply ends with a newline
+        return "\n".join(replies).encode("latin-1", errors="replace"), False
+
+    def _respond(self, line: str) -> str | None:
+        try:
+            return self.responder.process(line)
+        except Exception:  # never let an emulator bug kill the transport
+            log.exception("responder failed on %r", line)
+            return None
+
+    def _feed_gated(self, lines: list[bytes]) -> tuple[bytes, bool]:
+        """The lines through the instrument faults armed on the gate."""
         out = b""
         gate = self.gate
         for i, raw in enumerate(lines):
             line = raw.decode("latin-1").strip()
             if not line:
                 continue
-            armed = gate.armed
-            if armed:
-                action = gate.before()
-                if action == "close":
-                    self.buffer = b"\n".join([*lines[i + 1 :], rest])
-                    return out, True
-                if action == "swallow":
-                    continue
-            try:
-                reply = self.responder.process(line)
-            except Exception:  # never let an emulator bug kill the transport
-                log.exception("responder failed on %r", line)
-                reply = None
-            if reply is None:
+            action = gate.before()
+            if action == "close":
+                self.buffer = b"\n".join([*lines[i + 1 :], self.buffer])
+                return out, True
+            if action == "swallow":
                 continue
-            if armed:
-                reply = gate.after_reply(reply)
-                if reply is not None and (delay := gate.reply_delay()) > 0:
-                    time.sleep(min(delay, MAX_DELAY))  # a slow instrument holds its answer back
+            reply = gate.after_reply(self._respond(line))
+            if reply is not None and (delay := gate.reply_delay()) > 0:
+                time.sleep(min(delay, MAX_DELAY))  # a slow instrument holds its answer back
             if reply is not None:
                 out += reply.encode("latin-1", errors="replace") + b"\n"
         return out, False
