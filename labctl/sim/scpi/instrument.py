@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections import deque
@@ -31,7 +32,7 @@ class Plan(NamedTuple):
     """A parsed program message: each unit with what executes it; ``changes``: a unit is a
     setting (not a query), so the message may change the instrument's or the bench's state."""
 
-    steps: list[tuple[Unit, Callable[[Unit], str | None]]]
+    steps: list[tuple[Unit, Callable[[], str | None]]]
     changes: bool
 
 
@@ -109,7 +110,7 @@ class ScpiInstrument:
                     try:
                         if self.error_rules:
                             self._apply_error_rules(unit)
-                        reply = run(unit)
+                        reply = run()
                     except ScpiError as err:
                         self.push_error(err.code, err.text)
                         if err.code > -200 and err.code <= -100:
@@ -137,21 +138,14 @@ class ScpiInstrument:
         units = parse_message(line)
         return Plan([(unit, self._dispatcher(unit)) for unit in units], any(not u.query for u in units))
 
-    def _dispatcher(self, unit: Unit) -> Callable[[Unit], str | None]:
+    def _dispatcher(self, unit: Unit) -> Callable[[], str | None]:
         try:
             if unit.common:
-                fn = self._common_function(unit)
-                return lambda u: fn(self, u.params)
+                return functools.partial(self._common_function(unit), self, unit.params)
             handler, suffixes = self._resolve(unit)
         except ScpiError as err:
-            code, detail = err.code, err.detail
-
-            def fail(u: Unit) -> None:
-                raise ScpiError(code, detail)
-
-            return fail
-        method = getattr(self, handler)
-        return lambda u: method(Call(u, list(suffixes)))
+            return functools.partial(_fail, err.code, err.detail)
+        return functools.partial(getattr(self, handler), Call(unit, list(suffixes)))  # handlers only read their call
 
     def _apply_error_rules(self, unit: Unit) -> None:
         for rule in self.error_rules:
@@ -294,6 +288,11 @@ class ScpiInstrument:
     @scpi("SYSTem:REMote", "SYSTem:LOCal", "SYSTem:RWLock", "SYSTem:BEEPer[:IMMediate]")
     def _syst_accept(self, call: Call) -> None:
         return None
+
+
+def _fail(code: int, detail: str | None) -> None:
+    """A unit whose header does not resolve: its error, raised when its turn comes."""
+    raise ScpiError(code, detail)
 
 
 COMMON = {
