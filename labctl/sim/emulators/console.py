@@ -39,11 +39,11 @@ class AccelConsole(LineInstrument):
         return self.bench.dut.serial
 
     # -- on-die PRBS checkers (BERT pattern generator -> DUT receivers) ---------------------------
-    def _on_step(self, t0: float, t1: float, qs: list[float], trained: bool, tx_prbs: int) -> None:
+    def _on_step(self, t0: float, t1: float, qs: Callable[[], list[float]], trained: bool, tx_prbs: int) -> None:
         if not (self.checking and trained):
             return
         bits = K.LINE_RATE * (t1 - t0)
-        for i, q in enumerate(qs):
+        for i, q in enumerate(qs()):
             self.rx_bits[i] += bits
             self.rx_errors[i] += poisson(self.bench.rng, bits * ber_from_q(q))
 

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 MAX_STEP = 1.0  # simulated seconds (every node is updated exactly; this bounds coupling error)
 MAX_CATCH_UP = 3600.0  # simulated seconds integrated finely after a stall; older time in one step
 
-# (t0, t1, lane Q factors, link trained, board tx PRBS length) -> None
-LaneListener = Callable[[float, float, list[float], bool, int], None]
+# (t0, t1, the lanes' Q factors when asked for, link trained, board tx PRBS length) -> None
+LaneListener = Callable[[float, float, Callable[[], list[float]], bool, int], None]
 
 
 class Bench:
@@ -94,7 +94,13 @@ class Bench:
         self.solve_electrical(t1)
         board.step_thermal(dt, t1)
         if self.lane_listeners:
-            qs = board.lane_qs(t1) if board.powered else [0.0] * K.LANES
+            memo: list[list[float]] = []
+
+            def qs() -> list[float]:  # most steps nobody asks (no gate runs, no checker counts)
+                if not memo:
+                    memo.append(board.lane_qs(t1) if board.powered else [0.0] * K.LANES)
+                return memo[0]
+
             trained = board.link_trained(t1)
             for listener in list(self.lane_listeners):
                 listener(t0, t1, qs, trained, board.tx_prbs)
@@ -109,7 +115,8 @@ class Bench:
         trip when the channel's OCP is on and the board drives it into its current limit."""
         ch1 = self.psu[1]
         board = self.board
-        v_src = ch1.v_set if ch1.sourcing else 0.0
+        sourcing = ch1.sourcing
+        v_src = ch1.v_set if sourcing else 0.0
         # electronic load on VDD_AUX (rail regulates; the load sees the droop)
         aux_rail = K.RAILS[0]
         board.aux_load = self.load.demand(board.aux_open_voltage(now), aux_rail.load_line, aux_rail.limit_a)
@@ -117,15 +124,18 @@ class Bench:
         node = board.input
         v_ss = _board_voltage(v_src, p)
         i_board = p / v_ss if v_ss > 0 else 0.0
-        node.advance(now, v_ss, board.params.soft_start_slew, max(0.0, ch1.i_set - i_board) if ch1.sourcing else 0.0)
+        node.advance(now, v_ss, board.params.soft_start_slew, max(0.0, ch1.i_set - i_board) if sourcing else 0.0)
         # UVLO judged on the voltage at the board (after the lead's drop), with hysteresis
         if not board.powered and board.latched is None and node.v >= K.VIN_UVLO:
             board.power_on(node.crossed_at(K.VIN_UVLO, now))
+            p = board.solve_rails(now)
         elif board.powered and node.v < K.VIN_UVLO_FALL:  # (this also clears a brown-out/THERMTRIP latch)
             board.power_off(node.crossed_at(K.VIN_UVLO_FALL, now))
-        p = board.solve_rails(now)
-        self.load.v_in = board.rails["VDD_AUX"].voltage
-        self.load.i_in = min(board.aux_load, board.rails["VDD_AUX"].current) if self.load.on else 0.0
+            p = board.solve_rails(now)
+        # (else the rails stand as just solved: solving them again at the same instant changes nothing)
+        aux = board.rails["VDD_AUX"]
+        self.load.v_in = aux.voltage
+        self.load.i_in = min(board.aux_load, aux.current) if self.load.on else 0.0
         self._solve_ch1(now, node.v if node.active else _board_voltage(v_src, p), p)
         for n in (2, 3):
             ch = self.psu[n]
