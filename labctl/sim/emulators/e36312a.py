@@ -19,6 +19,10 @@ from labctl.sim.scpi.values import nr3, parse_choice
 _NAMES = {"CH1": 1, "CH2": 2, "CH3": 3, "P6V": 1, "P25V": 2, "N25V": 3, "OUT1": 1, "OUT2": 2, "OUT3": 3}
 V_NOISE = 0.0004
 I_NOISE = 0.0003
+#: Simulated seconds between two conversions of the readback ADC: MEASure/FETCh read the outputs
+#: as solved at most this long ago, unless a command changed the bench since or a transient
+#: (VIN ramp, rail sequencing, …) is under way (:meth:`Bench.refresh`); noise is drawn per reading.
+READBACK_PERIOD = 0.02
 
 
 @emulator("keysight-e36312a")
@@ -31,6 +35,7 @@ class E36312A(BenchInstrument):
 
     def reset(self) -> None:
         self.selected = 1
+        self._judged = -1  # Bench.solves when the outputs were last judged for OVP/OCP trips
         for n in (2, 3):  # fixture option `ch2_load_ohms: 10` wires a resistor to CH2
             ohms = self.options_cfg.get(f"ch{n}_load_ohms")
             if ohms is not None:
@@ -61,8 +66,10 @@ class E36312A(BenchInstrument):
         if ch.ovp_tripped or ch.ocp_tripped:
             ch.on = False  # a trip turns the output off; it stays off until cleared and switched on
 
-    def sync(self) -> Bench:
-        bench = super().sync()
+    def sync(self, max_age: float = 0.0) -> Bench:
+        bench = super().sync(max_age)
+        if bench.solves == self._judged:
+            return bench  # the outputs were judged on this very solve (a reading within the readback period)
         tripped = False
         for ch in bench.psu.values():
             if ch.sourcing and ch.over_current(ch.i_out):
@@ -72,6 +79,7 @@ class E36312A(BenchInstrument):
                 tripped = True
         if tripped:
             bench.update()  # solve again with the tripped outputs off
+        self._judged = bench.solves
         return bench
 
     # -- channel selection ------------------------------------------------------------------
@@ -230,20 +238,20 @@ class E36312A(BenchInstrument):
     @scpi("MEASure[:SCALar]:VOLTage[:DC]?", "FETCh[:SCALar]:VOLTage[:DC]?")
     def meas_v(self, call: Call) -> str:
         with self.bench.lock:
-            b = self.sync()
-            return ",".join(nr3(c.v_out + (b.noise(V_NOISE) if c.sourcing else b.noise(V_NOISE / 10)))
-                            for c in self._channels(call))
+            b = self.sync(READBACK_PERIOD)
+            return ",".join([nr3(c.v_out + b.noise(V_NOISE if c.sourcing else V_NOISE / 10))
+                             for c in self._channels(call)])
 
     @scpi("MEASure[:SCALar]:CURRent[:DC]?", "FETCh[:SCALar]:CURRent[:DC]?")
     def meas_i(self, call: Call) -> str:
         with self.bench.lock:
-            b = self.sync()
-            return ",".join(nr3(c.i_out + b.noise(I_NOISE)) for c in self._channels(call))
+            b = self.sync(READBACK_PERIOD)
+            return ",".join([nr3(c.i_out + b.noise(I_NOISE)) for c in self._channels(call)])
 
     @scpi("MEASure[:SCALar]:POWer[:DC]?")
     def meas_p(self, call: Call) -> str:
         with self.bench.lock:
-            self.sync()
+            self.sync(READBACK_PERIOD)
             return ",".join(nr3(c.v_out * c.i_out) for c in self._channels(call))
 
     @scpi("OUTPut:PAIR")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 MAX_STEP = 1.0  # simulated seconds (every node is updated exactly; this bounds coupling error)
 MAX_CATCH_UP = 3600.0  # simulated seconds integrated finely after a stall; older time in one step
+RAIL_SETTLED_V = 1e-3  # V: a stopped rail still above this is discharging (a transient)
 
 # (t0, t1, the lanes' Q factors when asked for, link trained, board tx PRBS length) -> None
 LaneListener = Callable[[float, float, Callable[[], list[float]], bool, int], None]
@@ -46,6 +47,11 @@ class Bench:
         self.t = self.clock.monotonic()
         self.lane_listeners: list[LaneListener] = []
         self.psu_loads: dict[int, float] = {}  # ohms on PSU channels 2/3 (default: open)
+        self._revision = 0  # counts changes made from outside the model (commands, faults, DUT swaps)
+        self._solved_at = -math.inf  # simulated time of the last solve at the present ...
+        self._solved_revision = -1  # ... the revision it saw ...
+        self._holds_until = -math.inf  # ... and until when it holds (nothing happens in between)
+        self.solves = 0  # how many times the model was solved at the present (update)
 
     # -- DUT handling -------------------------------------------------------------------
     @property
@@ -58,16 +64,73 @@ class Bench:
             self.update()
             self.board = Board(dut, ambient=self.chamber.air)
             self.rng = random.Random(stable_seed(self.seed, "noise", dut.serial))
+            self.touch()
+
+    # -- changes from outside -------------------------------------------------------------
+    def touch(self) -> None:
+        """Something outside the model changed it (a setting, a fault, another DUT): the next
+        :meth:`refresh` integrates and solves whatever the age of the last solve. On a rack a
+        change counts for every board (the chamber is common)."""
+        with self.lock:
+            if self.rack is not None:
+                self.rack.revision += 1
+            else:
+                self._revision += 1
+
+    @property
+    def revision(self) -> int:
+        return self.rack.revision if self.rack is not None else self._revision
 
     # -- time ---------------------------------------------------------------------------
     def now(self) -> float:
         return self.clock.monotonic()
 
+    def refresh(self, max_age: float) -> bool:
+        """:meth:`update`, unless the model was solved less than ``max_age`` simulated seconds ago,
+        nothing changed it since (:meth:`touch`) and nothing happens in between (:meth:`settling`):
+        what an instrument's readback ADC converting every ``max_age`` seconds reads. True if it
+        integrated. Call with :attr:`lock` held."""
+        now = self.clock.monotonic()
+        if (self._solved_revision == self.revision and now < self._holds_until
+                and 0.0 <= now - self._solved_at < max_age):
+            return False
+        self.update()
+        return True
+
+    def settling(self, now: float) -> bool:
+        """Something happens between the last solve and ``now``: VIN ramping or falling, a stopped
+        rail discharging (continuously), a rail of the power-up sequence coming up, the link
+        done retraining (at their instants)."""
+        return now >= self._holds_until
+
+    def _holds_until_after_solve(self, t: float) -> float:
+        """Until when the solve at ``t`` holds if nothing is changed from outside (see :meth:`settling`)."""
+        board = self.board
+        if board.input.active:
+            return t
+        for st in board.rails.values():
+            if not st.up and st.voltage > RAIL_SETTLED_V:
+                return t
+        until = board.retrain_until if board.retrain_until > t else math.inf
+        if board.powered and not board.latched:
+            for name, st in board.rails.items():
+                pg = board.pg_ms.get(name)
+                if not st.up and pg is not None and name not in board.params.dead_rails:
+                    until = min(until, board.on_since + pg / 1000.0)
+        return until
+
     def update(self) -> float:
         """Integrate the model up to now; returns the simulated time."""
         if self.rack is not None:  # every board of the rack moves with the common chamber
-            return self.rack.update(self)
+            with self.lock:
+                revision = self.revision
+                self._solved_at = self.rack.update(self)
+                self._solved_revision = revision
+                self._holds_until = self._holds_until_after_solve(self._solved_at)
+                self.solves += 1
+                return self._solved_at
         with self.lock:
+            revision = self._revision
             now = self.clock.monotonic()
             if now - self.t > MAX_CATCH_UP:
                 # a long stall (suspended process): one coarse step, exact for every
@@ -80,6 +143,9 @@ class Bench:
                 self._step(self.t, dt)
                 self.t += dt
             self.solve_electrical(self.t)
+            self._solved_at, self._solved_revision = self.t, revision
+            self._holds_until = self._holds_until_after_solve(self.t)
+            self.solves += 1
             return self.t
 
     def _step(self, t0: float, dt: float) -> None:

@@ -32,6 +32,7 @@ class Rack:
         self.lock = threading.RLock()
         self.chamber = ChamberAir(room=room, air=room, setpoint=room, dynamic_setpoint=room)
         self.t = self.clock.monotonic()
+        self.revision = 0  # changes made from outside (Bench.touch): one count for the whole rack
         self.bays: dict[str, Bench] = {slot: Bench(dut, clock=self.clock, seed=seed, room=room, rack=self)
                                        for slot, dut in duts.items()}
         for bay in self.bays.values():
