@@ -12,8 +12,7 @@ from labctl.sim.physics.link import lane_q
 from labctl.sim.physics.vin import InputNode
 
 RAIL_BY_NAME = {r.name: r for r in K.RAILS}
-_LINK_RAILS = ("VDD_AUX", "VDD_CORE", "VDD_IO")  # the link trains once these are up
-_LINK_INDEX = tuple(K.RAIL_NAMES.index(name) for name in _LINK_RAILS)
+_AUX, _CORE, _IO = (K.RAIL_NAMES.index(name) for name in ("VDD_AUX", "VDD_CORE", "VDD_IO"))  # the link's rails
 
 
 @dataclass
@@ -99,7 +98,8 @@ class Board:
         return min(self.workload, K.THROTTLE_CAP) if self.throttled else self.workload
 
     def link_trained(self, now: float) -> bool:
-        return all(self.rail_up(r, now) for r in _LINK_RAILS) and now >= self.retrain_until
+        ups = self.rails_up(now)
+        return ups[_AUX] and ups[_CORE] and ups[_IO] and now >= self.retrain_until
 
     def rails_up(self, now: float) -> list[bool]:
         """:meth:`rail_up` of every rail, in sequencing order (:data:`K.RAILS`)."""
@@ -117,7 +117,7 @@ class Board:
         if self.throttled and wl > K.THROTTLE_CAP:
             wl = K.THROTTLE_CAP
         ups = self.rails_up(now)
-        link = all(ups[i] for i in _LINK_INDEX) and now >= self.retrain_until
+        link = ups[_AUX] and ups[_CORE] and ups[_IO] and now >= self.retrain_until
         total_in = K.STANDBY_POWER if self.powered else 0.0
         rails = self.rails
         for rail, up in zip(K.RAILS, ups, strict=True):
