@@ -73,4 +73,9 @@ class LineInstrument:
             try:
                 return self.handle(line)
             finally:
-                self.bench.touch()  # any line may change the board (workload, reset, prbs …)
+                if not self.reads_only(line):
+                    self.bench.touch()  # a line may change the board (workload, reset, prbs …)
+
+    def reads_only(self, line: str) -> bool:
+        """``line`` only reads (the bench's readings need not be solved afresh after it)."""
+        return False

@@ -11,6 +11,7 @@ import math
 import random
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from labctl.clock import Clock, RealClock
@@ -31,6 +32,13 @@ RAIL_SETTLED_V = 1e-3  # V: a stopped rail still above this is discharging (a tr
 LaneListener = Callable[[float, float, Callable[[], list[float]], bool, int], None]
 
 
+@dataclass
+class Changes:
+    """Changes made to a bench from outside its model (commands, faults, DUT swaps)."""
+
+    count: int = 0
+
+
 class Bench:
     def __init__(self, dut: DutParams, *, clock: Clock | None = None, seed: int = 0, room: float = 25.0,
                  rack: Rack | None = None) -> None:
@@ -47,7 +55,7 @@ class Bench:
         self.t = self.clock.monotonic()
         self.lane_listeners: list[LaneListener] = []
         self.psu_loads: dict[int, float] = {}  # ohms on PSU channels 2/3 (default: open)
-        self._revision = 0  # counts changes made from outside the model (commands, faults, DUT swaps)
+        self.changes = rack.changes if rack is not None else Changes()  # a rack's boards share one count
         self._solved_at = -math.inf  # simulated time of the last solve at the present ...
         self._solved_revision = -1  # ... the revision it saw ...
         self._holds_until = -math.inf  # ... and until when it holds (nothing happens in between)
@@ -72,14 +80,12 @@ class Bench:
         :meth:`refresh` integrates and solves whatever the age of the last solve. On a rack a
         change counts for every board (the chamber is common)."""
         with self.lock:
-            if self.rack is not None:
-                self.rack.revision += 1
-            else:
-                self._revision += 1
+            self.changes.count += 1
 
     @property
     def revision(self) -> int:
-        return self.rack.revision if self.rack is not None else self._revision
+        """How many changes were made from outside (:meth:`touch`)."""
+        return self.changes.count
 
     # -- time ---------------------------------------------------------------------------
     def now(self) -> float:
@@ -91,7 +97,7 @@ class Bench:
         what an instrument's readback ADC converting every ``max_age`` seconds reads. True if it
         integrated. Call with :attr:`lock` held."""
         now = self.clock.monotonic()
-        if (self._solved_revision == self.revision and now < self._holds_until
+        if (self._solved_revision == self.changes.count and now < self._holds_until
                 and 0.0 <= now - self._solved_at < max_age):
             return False
         self.update()
@@ -123,14 +129,14 @@ class Bench:
         """Integrate the model up to now; returns the simulated time."""
         if self.rack is not None:  # every board of the rack moves with the common chamber
             with self.lock:
-                revision = self.revision
+                revision = self.changes.count
                 self._solved_at = self.rack.update(self)
                 self._solved_revision = revision
                 self._holds_until = self._holds_until_after_solve(self._solved_at)
                 self.solves += 1
                 return self._solved_at
         with self.lock:
-            revision = self._revision
+            revision = self.changes.count
             now = self.clock.monotonic()
             if now - self.t > MAX_CATCH_UP:
                 # a long stall (suspended process): one coarse step, exact for every

@@ -1,6 +1,6 @@
-"""The simulated supply's readback: MEASure/FETCh read the outputs as solved at most one readback
-period (E36312A: 20 ms of simulated time) ago — like a real supply's readback ADC converting every
-few ms — unless a command changed the bench since or a fast transient is under way."""
+"""The simulated supply's readback: MEASure/FETCh answer the last conversion of the readback ADC
+for at most one readback period (E36312A: 50 ms of simulated time), unless a command changed the
+bench since or something happened in between (a transient)."""
 
 from __future__ import annotations
 
@@ -34,22 +34,25 @@ def power_up(lab: SimulatedLab, clock: ManualClock) -> None:
     assert lab.board.powered and all(r.up for r in lab.board.rails.values())
 
 
-def test_readings_within_the_period_reuse_the_solve_with_fresh_noise(lab):
+def test_readings_within_the_period_repeat_the_last_conversion(lab):
     lab, clock = lab
     power_up(lab, clock)
     bench = lab.bench
-    clock.advance(READBACK_PERIOD)
-    amps(lab)  # a conversion
+    clock.advance(READBACK_PERIOD * 1.5)
+    first = amps(lab)  # a conversion
     solves = bench.solves
     readings = []
     for _ in range(9):
         clock.advance(READBACK_PERIOD / 10)
         readings.append(amps(lab))
     assert bench.solves == solves  # the model was not integrated again ...
-    assert len(set(readings)) > 1  # ... but every reading has its own noise
-    clock.advance(READBACK_PERIOD)
-    amps(lab)
-    assert bench.solves == solves + 1  # one period later: a new conversion
+    assert set(readings) == {first}  # ... and the supply answers its last conversion
+    volts = lab.instrument("psu").process("MEAS:VOLT? (@1)")
+    assert float(volts) == pytest.approx(5.0, abs=0.05)  # another reading: its own conversion
+    clock.advance(READBACK_PERIOD * 1.5)
+    fresh = amps(lab)
+    assert bench.solves == solves + 1  # one period later: a new conversion, with its own noise
+    assert fresh != first and fresh == pytest.approx(first, abs=0.01)
 
 
 def test_a_command_is_seen_by_the_next_reading(lab):
@@ -98,3 +101,35 @@ def test_no_reading_is_stale_across_a_transient(lab):
     clock.advance(READBACK_PERIOD / 10)
     amps(lab)
     assert bench.solves == solves  # settled: the readback period applies again
+
+
+def sensors(lab: SimulatedLab) -> dict[str, float]:
+    lines = lab.instrument("dut").process("sensors").splitlines()
+    assert lines[-1] == "OK"
+    return {name: float(value) for name, value, _unit in (line.split() for line in lines[:-1])}
+
+
+def test_the_console_sensors_follow_the_board_like_the_readback(lab):
+    """The board controller samples its sensors once per telemetry period: ``sensors`` again within
+    it answers the same sampling; a command (console or instrument) is seen at once."""
+    from labctl.sim.emulators.console import TELEMETRY_PERIOD
+
+    lab, clock = lab
+    power_up(lab, clock)
+    clock.advance(TELEMETRY_PERIOD * 1.5)
+    first = sensors(lab)
+    clock.advance(TELEMETRY_PERIOD / 10)
+    assert sensors(lab) == first
+    lab.instrument("dut").process("load stress 100")
+    busy = sensors(lab)
+    assert busy["VDD_CORE_I"] > first["VDD_CORE_I"] + 3.0
+    lab.instrument("psu").process("OUTP OFF,(@1)")
+    clock.advance(TELEMETRY_PERIOD / 10)
+    assert sensors(lab)["VIN_V"] < busy["VIN_V"] - 0.1  # VIN falling: sampled afresh (a transient)
+    clock.advance(1.0)
+    off = sensors(lab)
+    assert off["powered"] == 0 and off["VIN_V"] == pytest.approx(0.0, abs=0.01)
+    solves = lab.bench.solves
+    clock.advance(TELEMETRY_PERIOD * 1.5)
+    sensors(lab)
+    assert lab.bench.solves == solves + 1  # one period later: a new sampling
