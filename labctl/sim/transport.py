@@ -33,12 +33,20 @@ class LineSession:
         lines = buffer.split(b"\n")
         rest = lines.pop()
         self.buffer = rest if len(rest) <= self.max_line else b""  # a runaway line without terminator is dropped
-        if self.gate.armed:
+        if self.gate.faults:  # (FaultGate.armed, read here without a call: this is every line's path)
             return self._feed_gated(lines)
         replies = []
+        process = self.responder.process
         for raw in lines:
             line = raw.decode("latin-1").strip()
-            if line and (reply := self._respond(line)) is not None:
+            if not line:
+                continue
+            try:
+                reply = process(line)
+            except Exception:  # never let an emulator bug kill the transport
+                log.exception("responder failed on %r", line)
+                continue
+            if reply is not None:
                 replies.append(reply)
         if not replies:
             return b"", False

@@ -259,8 +259,11 @@ class E36312A(BenchInstrument):
         """The readback ADC's last conversion of ``call``'s channels: a reading is converted
         (solved, with its noise) at most once per :data:`READBACK_PERIOD` of simulated time, and
         afresh after any change to the bench or across a transient (:meth:`Bench.refresh`)."""
-        with self.bench.lock:
-            bench = self.sync(READBACK_PERIOD)
+        bench = self.bench
+        with bench.lock:
+            bench.refresh(READBACK_PERIOD)
+            if bench.solves != self._judged:
+                self._judge_trips(bench)
             key = (kind, call.unit.raw)
             found = self._readings.get(key)
             if found is not None and found[0] == bench.solves:
