@@ -122,6 +122,12 @@ class FaultGate:
                 )
             )
 
+    @property
+    def armed(self) -> bool:
+        """A fault is waiting or playing: lines go through :meth:`before` and the replies through
+        :meth:`after_reply` and :meth:`reply_delay` (with none, a line goes straight through)."""
+        return bool(self.faults)
+
     def clear(self) -> None:
         with self.lock:
             self.faults.clear()

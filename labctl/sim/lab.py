@@ -244,6 +244,7 @@ class SimulatedLab:
                 with self.bench.lock:
                     self.bench.update()
                     self.bench.dut.apply_fault(spec["fault"], spec)
+                    self.bench.touch()
                 return
         except ValueError as err:
             raise FixtureError(f"fault {fault_spec!r}: {err}") from None

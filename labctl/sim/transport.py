@@ -4,14 +4,12 @@ emulator's ``process(line) -> reply``."""
 from __future__ import annotations
 
 import logging
-import re
 import time
 from typing import Protocol
 
 from labctl.sim.faults import FaultGate
 
 log = logging.getLogger(__name__)
-_EOL = re.compile(rb"[\r\n]")
 MAX_DELAY = 30.0  # wall seconds
 
 
@@ -29,30 +27,55 @@ class LineSession:
         self.max_line = max_line
 
     def feed(self, data: bytes) -> tuple[bytes, bool]:
-        self.buffer += data
-        out = b""
-        while True:
-            m = _EOL.search(self.buffer)
-            if not m:
-                if len(self.buffer) > self.max_line:
-                    self.buffer = b""  # a runaway line without terminator is dropped
-                break
-            raw, self.buffer = self.buffer[: m.start()], self.buffer[m.end() :]
+        buffer = self.buffer + data if self.buffer else data
+        if b"\r" in buffer:
+            buffer = buffer.replace(b"\r", b"\n")  # CR, LF or CR LF end a line (empty lines are skipped)
+        lines = buffer.split(b"\n")
+        rest = lines.pop()
+        self.buffer = rest if len(rest) <= self.max_line else b""  # a runaway line without terminator is dropped
+        if self.gate.faults:  # (FaultGate.armed, read here without a call: this is every line's path)
+            return self._feed_gated(lines)
+        replies = []
+        process = self.responder.process
+        for raw in lines:
             line = raw.decode("latin-1").strip()
             if not line:
                 continue
-            action = self.gate.before()
+            try:
+                reply = process(line)
+            except Exception:  # never let an emulator bug kill the transport
+                log.exception("responder failed on %r", line)
+                continue
+            if reply is not None:
+                replies.append(reply)
+        if not replies:
+            return b"", False
+        replies.append("")  # each reply ends with a newline
+        return "\n".join(replies).encode("latin-1", errors="replace"), False
+
+    def _respond(self, line: str) -> str | None:
+        try:
+            return self.responder.process(line)
+        except Exception:  # never let an emulator bug kill the transport
+            log.exception("responder failed on %r", line)
+            return None
+
+    def _feed_gated(self, lines: list[bytes]) -> tuple[bytes, bool]:
+        """The lines through the instrument faults armed on the gate."""
+        out = b""
+        gate = self.gate
+        for i, raw in enumerate(lines):
+            line = raw.decode("latin-1").strip()
+            if not line:
+                continue
+            action = gate.before()
             if action == "close":
+                self.buffer = b"\n".join([*lines[i + 1 :], self.buffer])
                 return out, True
             if action == "swallow":
                 continue
-            try:
-                reply = self.responder.process(line)
-            except Exception:  # never let an emulator bug kill the transport
-                log.exception("responder failed on %r", line)
-                reply = None
-            reply = self.gate.after_reply(reply)
-            if reply is not None and (delay := self.gate.reply_delay()) > 0:
+            reply = gate.after_reply(self._respond(line))
+            if reply is not None and (delay := gate.reply_delay()) > 0:
                 time.sleep(min(delay, MAX_DELAY))  # a slow instrument holds its answer back
             if reply is not None:
                 out += reply.encode("latin-1", errors="replace") + b"\n"

@@ -20,10 +20,17 @@ class BenchInstrument(ScpiInstrument):
         self.wiring = dict(wiring or {})
         super().__init__(serial=serial, bench=bench, role=role)
 
-    def sync(self) -> Bench:
-        """Bring the physics up to now (call with ``self.bench.lock`` held)."""
-        self.bench.update()
+    def sync(self, max_age: float = 0.0) -> Bench:
+        """Bring the physics up to now (call with ``self.bench.lock`` held); with ``max_age``,
+        a solve less than that old will do (:meth:`Bench.refresh`: a readback ADC's refresh)."""
+        if max_age > 0:
+            self.bench.refresh(max_age)
+        else:
+            self.bench.update()
         return self.bench
+
+    def changed(self) -> None:
+        self.bench.touch()  # a setting: the next reading is solved afresh
 
 
 def nr1s(value: int) -> str:
@@ -63,4 +70,12 @@ class LineInstrument:
             self.commands_seen += 1
             self.log.append(line)
             del self.log[:-200]
-            return self.handle(line)
+            try:
+                return self.handle(line)
+            finally:
+                if not self.reads_only(line):
+                    self.bench.touch()  # a line may change the board (workload, reset, prbs …)
+
+    def reads_only(self, line: str) -> bool:
+        """``line`` only reads (the bench's readings need not be solved afresh after it)."""
+        return False

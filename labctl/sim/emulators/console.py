@@ -16,6 +16,10 @@ from labctl.sim.physics.link import ber_from_q, poisson
 BOARD = "ACCEL-SIM-X1"
 BOOTLOADER = "0.9.3"
 PRBS_LENGTHS = (7, 9, 15, 23, 31)
+#: Simulated seconds between two samplings of the board's sensors by its controller: ``sensors``
+#: answers the last sampling for at most this long, unless something changed the bench since or
+#: happened in between (:meth:`Bench.refresh`), like the supply's readback.
+TELEMETRY_PERIOD = 0.05
 
 
 class ConsoleError(Exception):
@@ -31,6 +35,7 @@ class AccelConsole(LineInstrument):
         self.checking = False
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
+        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
         if self._on_step not in self.bench.lane_listeners:
             self.bench.lane_listeners.append(self._on_step)
 
@@ -39,11 +44,11 @@ class AccelConsole(LineInstrument):
         return self.bench.dut.serial
 
     # -- on-die PRBS checkers (BERT pattern generator -> DUT receivers) ---------------------------
-    def _on_step(self, t0: float, t1: float, qs: list[float], trained: bool, tx_prbs: int) -> None:
+    def _on_step(self, t0: float, t1: float, qs: Callable[[], list[float]], trained: bool, tx_prbs: int) -> None:
         if not (self.checking and trained):
             return
         bits = K.LINE_RATE * (t1 - t0)
-        for i, q in enumerate(qs):
+        for i, q in enumerate(qs()):
             self.rx_bits[i] += bits
             self.rx_errors[i] += poisson(self.bench.rng, bits * ber_from_q(q))
 
@@ -59,11 +64,24 @@ class AccelConsole(LineInstrument):
             return f"ERR unknown command '{line.strip()}' (try help)"
         try:
             with self.bench.lock:
+                if fn is AccelConsole.cmd_sensors:
+                    return self._telemetry(args)
                 self.bench.update()
                 lines = fn(self, args)
         except ConsoleError as err:
             return f"ERR {err}"
         return "\n".join([*lines, "OK"])
+
+    def reads_only(self, line: str) -> bool:
+        return line.split(None, 1)[0].lower() == "sensors"
+
+    def _telemetry(self, args: list[str]) -> str:
+        """``sensors``: the last sampling of the board's sensors (see :data:`TELEMETRY_PERIOD`)."""
+        bench = self.bench
+        bench.refresh(TELEMETRY_PERIOD)
+        if self._sampled[0] != bench.solves:
+            self._sampled = (bench.solves, "\n".join([*self.cmd_sensors(args), "OK"]))
+        return self._sampled[1]
 
     # -- commands -----------------------------------------------------------------------
     def cmd_idn(self, args: list[str]) -> list[str]:
@@ -145,6 +163,7 @@ class AccelConsole(LineInstrument):
         self.bench.board.tx_prbs = n
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
+        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
         self.checking = True
         return []
 
@@ -190,6 +209,7 @@ class AccelConsole(LineInstrument):
         self.checking = False
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
+        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
         return []
 
 

@@ -19,6 +19,11 @@ from labctl.sim.scpi.values import nr3, parse_choice
 _NAMES = {"CH1": 1, "CH2": 2, "CH3": 3, "P6V": 1, "P25V": 2, "N25V": 3, "OUT1": 1, "OUT2": 2, "OUT3": 3}
 V_NOISE = 0.0004
 I_NOISE = 0.0003
+#: Simulated seconds between two conversions of the readback ADC: MEASure/FETCh answer the last
+#: conversion (the outputs as solved then, with their noise) for at most this long, unless a command
+#: changed the bench since or something happened in between (VIN ramp, a rail of the power-up
+#: sequence, …: :meth:`Bench.refresh`).
+READBACK_PERIOD = 0.05
 
 
 @emulator("keysight-e36312a")
@@ -31,6 +36,8 @@ class E36312A(BenchInstrument):
 
     def reset(self) -> None:
         self.selected = 1
+        self._judged = -1  # Bench.solves when the outputs were last judged for OVP/OCP trips
+        self._readings: dict[tuple[str, str], tuple[int, str]] = {}  # (V|I|P, unit) -> (Bench.solves, reply)
         for n in (2, 3):  # fixture option `ch2_load_ohms: 10` wires a resistor to CH2
             ohms = self.options_cfg.get(f"ch{n}_load_ohms")
             if ohms is not None:
@@ -41,7 +48,7 @@ class E36312A(BenchInstrument):
 
     # -- helpers ------------------------------------------------------------------------
     def _channels(self, call: Call) -> list[PsuChannel]:
-        numbers = call.channels
+        numbers = call.unit.channel_list
         if numbers is None and call.args and call.args[-1].upper() in _NAMES:
             numbers = [_NAMES[call.args[-1].upper()]]  # MEAS:VOLT? P6V (E3631A style)
         if numbers is None:
@@ -61,8 +68,17 @@ class E36312A(BenchInstrument):
         if ch.ovp_tripped or ch.ocp_tripped:
             ch.on = False  # a trip turns the output off; it stays off until cleared and switched on
 
-    def sync(self) -> Bench:
-        bench = super().sync()
+    def sync(self, max_age: float = 0.0) -> Bench:
+        bench = self.bench
+        if max_age > 0:
+            bench.refresh(max_age)
+        else:
+            bench.update()
+        if bench.solves != self._judged:  # (a reading within the readback period: judged on this solve)
+            self._judge_trips(bench)
+        return bench
+
+    def _judge_trips(self, bench: Bench) -> None:
         tripped = False
         for ch in bench.psu.values():
             if ch.sourcing and ch.over_current(ch.i_out):
@@ -72,7 +88,7 @@ class E36312A(BenchInstrument):
                 tripped = True
         if tripped:
             bench.update()  # solve again with the tripped outputs off
-        return bench
+        self._judged = bench.solves
 
     # -- channel selection ------------------------------------------------------------------
     @scpi("INSTrument[:SELect]")
@@ -229,22 +245,41 @@ class E36312A(BenchInstrument):
     # -- measurements -------------------------------------------------------------------
     @scpi("MEASure[:SCALar]:VOLTage[:DC]?", "FETCh[:SCALar]:VOLTage[:DC]?")
     def meas_v(self, call: Call) -> str:
-        with self.bench.lock:
-            b = self.sync()
-            return ",".join(nr3(c.v_out + (b.noise(V_NOISE) if c.sourcing else b.noise(V_NOISE / 10)))
-                            for c in self._channels(call))
+        return self._readback(call, "V")
 
     @scpi("MEASure[:SCALar]:CURRent[:DC]?", "FETCh[:SCALar]:CURRent[:DC]?")
     def meas_i(self, call: Call) -> str:
-        with self.bench.lock:
-            b = self.sync()
-            return ",".join(nr3(c.i_out + b.noise(I_NOISE)) for c in self._channels(call))
+        return self._readback(call, "I")
 
     @scpi("MEASure[:SCALar]:POWer[:DC]?")
     def meas_p(self, call: Call) -> str:
-        with self.bench.lock:
-            self.sync()
-            return ",".join(nr3(c.v_out * c.i_out) for c in self._channels(call))
+        return self._readback(call, "P")
+
+    def _readback(self, call: Call, kind: str) -> str:
+        """The readback ADC's last conversion of ``call``'s channels: a reading is converted
+        (solved, with its noise) at most once per :data:`READBACK_PERIOD` of simulated time, and
+        afresh after any change to the bench or across a transient (:meth:`Bench.refresh`)."""
+        bench = self.bench
+        with bench.lock:
+            bench.refresh(READBACK_PERIOD)
+            if bench.solves != self._judged:
+                self._judge_trips(bench)
+            key = (kind, call.unit.raw)
+            found = self._readings.get(key)
+            if found is not None and found[0] == bench.solves:
+                return found[1]
+            chans = self._channels(call)
+            gauss = bench.rng.gauss
+            if kind == "V":
+                text = ",".join([nr3(c.v_out + gauss(0.0, V_NOISE if c.sourcing else V_NOISE / 10)) for c in chans])
+            elif kind == "I":
+                text = ",".join([nr3(c.i_out + gauss(0.0, I_NOISE)) for c in chans])
+            else:
+                text = ",".join([nr3(c.v_out * c.i_out) for c in chans])
+            if len(self._readings) >= 64:
+                self._readings.clear()
+            self._readings[key] = (bench.solves, text)
+            return text
 
     @scpi("OUTPut:PAIR")
     def pair(self, call: Call) -> None:

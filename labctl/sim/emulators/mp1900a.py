@@ -64,7 +64,7 @@ class MP1900A(BenchInstrument):
             self.bench.lane_listeners.append(self._on_step)
 
     # -- the physics hook (called by the bench with its lock held) ----------------------------
-    def _on_step(self, t0: float, t1: float, qs: list[float], trained: bool, tx_prbs: int) -> None:
+    def _on_step(self, t0: float, t1: float, qs: Callable[[], list[float]], trained: bool, tx_prbs: int) -> None:
         powered = self.bench.board.powered and not self.bench.board.latched
         for i, ed in enumerate(self.lanes):
             if not ed.running:
@@ -77,7 +77,7 @@ class MP1900A(BenchInstrument):
                       and abs(ed.bitrate - K.LINE_RATE) <= 1e-6 * K.LINE_RATE)
             if not powered:
                 ed.closs_s += dur
-            ber = ber_from_q(sampled_q(qs[i], ed.clock_delay_mui / 1000.0, ed.threshold * 1000.0))
+            ber = ber_from_q(sampled_q(qs()[i], ed.clock_delay_mui / 1000.0, ed.threshold * 1000.0))
             if synced and ber < K.SYNC_LOSS_BER:
                 bits = ed.bitrate * dur
                 ed.bits += bits

@@ -11,6 +11,7 @@ import math
 import random
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from labctl.clock import Clock, RealClock
@@ -25,9 +26,17 @@ if TYPE_CHECKING:
 
 MAX_STEP = 1.0  # simulated seconds (every node is updated exactly; this bounds coupling error)
 MAX_CATCH_UP = 3600.0  # simulated seconds integrated finely after a stall; older time in one step
+RAIL_SETTLED_V = 1e-3  # V: a stopped rail still above this is discharging (a transient)
 
-# (t0, t1, lane Q factors, link trained, board tx PRBS length) -> None
-LaneListener = Callable[[float, float, list[float], bool, int], None]
+# (t0, t1, the lanes' Q factors when asked for, link trained, board tx PRBS length) -> None
+LaneListener = Callable[[float, float, Callable[[], list[float]], bool, int], None]
+
+
+@dataclass
+class Changes:
+    """Changes made to a bench from outside its model (commands, faults, DUT swaps)."""
+
+    count: int = 0
 
 
 class Bench:
@@ -46,6 +55,11 @@ class Bench:
         self.t = self.clock.monotonic()
         self.lane_listeners: list[LaneListener] = []
         self.psu_loads: dict[int, float] = {}  # ohms on PSU channels 2/3 (default: open)
+        self.changes = rack.changes if rack is not None else Changes()  # a rack's boards share one count
+        self._solved_at = -math.inf  # simulated time of the last solve at the present ...
+        self._solved_revision = -1  # ... the revision it saw ...
+        self._holds_until = -math.inf  # ... and until when it holds (nothing happens in between)
+        self.solves = 0  # how many times the model was solved at the present (update)
 
     # -- DUT handling -------------------------------------------------------------------
     @property
@@ -58,16 +72,71 @@ class Bench:
             self.update()
             self.board = Board(dut, ambient=self.chamber.air)
             self.rng = random.Random(stable_seed(self.seed, "noise", dut.serial))
+            self.touch()
+
+    # -- changes from outside -------------------------------------------------------------
+    def touch(self) -> None:
+        """Something outside the model changed it (a setting, a fault, another DUT): the next
+        :meth:`refresh` integrates and solves whatever the age of the last solve. On a rack a
+        change counts for every board (the chamber is common)."""
+        with self.lock:
+            self.changes.count += 1
+
+    @property
+    def revision(self) -> int:
+        """How many changes were made from outside (:meth:`touch`)."""
+        return self.changes.count
 
     # -- time ---------------------------------------------------------------------------
     def now(self) -> float:
         return self.clock.monotonic()
 
+    def refresh(self, max_age: float) -> bool:
+        """:meth:`update`, unless the model was solved less than ``max_age`` simulated seconds ago,
+        nothing changed it since (:meth:`touch`) and nothing happens in between (:meth:`settling`):
+        what an instrument's readback ADC converting every ``max_age`` seconds reads. True if it
+        integrated. Call with :attr:`lock` held."""
+        now = self.clock.monotonic()
+        if (self._solved_revision == self.changes.count and now < self._holds_until
+                and 0.0 <= now - self._solved_at < max_age):
+            return False
+        self.update()
+        return True
+
+    def settling(self, now: float) -> bool:
+        """Something happens between the last solve and ``now``: VIN ramping or falling, a stopped
+        rail discharging (continuously), a rail of the power-up sequence coming up, the link
+        done retraining (at their instants)."""
+        return now >= self._holds_until
+
+    def _holds_until_after_solve(self, t: float) -> float:
+        """Until when the solve at ``t`` holds if nothing is changed from outside (see :meth:`settling`)."""
+        board = self.board
+        if board.input.active:
+            return t
+        for st in board.rails.values():
+            if not st.up and st.voltage > RAIL_SETTLED_V:
+                return t
+        until = board.retrain_until if board.retrain_until > t else math.inf
+        if board.powered and not board.latched:
+            for name, st in board.rails.items():
+                pg = board.pg_ms.get(name)
+                if not st.up and pg is not None and name not in board.params.dead_rails:
+                    until = min(until, board.on_since + pg / 1000.0)
+        return until
+
     def update(self) -> float:
         """Integrate the model up to now; returns the simulated time."""
         if self.rack is not None:  # every board of the rack moves with the common chamber
-            return self.rack.update(self)
+            with self.lock:
+                revision = self.changes.count
+                self._solved_at = self.rack.update(self)
+                self._solved_revision = revision
+                self._holds_until = self._holds_until_after_solve(self._solved_at)
+                self.solves += 1
+                return self._solved_at
         with self.lock:
+            revision = self.changes.count
             now = self.clock.monotonic()
             if now - self.t > MAX_CATCH_UP:
                 # a long stall (suspended process): one coarse step, exact for every
@@ -80,6 +149,9 @@ class Bench:
                 self._step(self.t, dt)
                 self.t += dt
             self.solve_electrical(self.t)
+            self._solved_at, self._solved_revision = self.t, revision
+            self._holds_until = self._holds_until_after_solve(self.t)
+            self.solves += 1
             return self.t
 
     def _step(self, t0: float, dt: float) -> None:
@@ -94,7 +166,13 @@ class Bench:
         self.solve_electrical(t1)
         board.step_thermal(dt, t1)
         if self.lane_listeners:
-            qs = board.lane_qs(t1) if board.powered else [0.0] * K.LANES
+            memo: list[list[float]] = []
+
+            def qs() -> list[float]:  # most steps nobody asks (no gate runs, no checker counts)
+                if not memo:
+                    memo.append(board.lane_qs(t1) if board.powered else [0.0] * K.LANES)
+                return memo[0]
+
             trained = board.link_trained(t1)
             for listener in list(self.lane_listeners):
                 listener(t0, t1, qs, trained, board.tx_prbs)
@@ -109,7 +187,8 @@ class Bench:
         trip when the channel's OCP is on and the board drives it into its current limit."""
         ch1 = self.psu[1]
         board = self.board
-        v_src = ch1.v_set if ch1.sourcing else 0.0
+        sourcing = ch1.sourcing
+        v_src = ch1.v_set if sourcing else 0.0
         # electronic load on VDD_AUX (rail regulates; the load sees the droop)
         aux_rail = K.RAILS[0]
         board.aux_load = self.load.demand(board.aux_open_voltage(now), aux_rail.load_line, aux_rail.limit_a)
@@ -117,15 +196,18 @@ class Bench:
         node = board.input
         v_ss = _board_voltage(v_src, p)
         i_board = p / v_ss if v_ss > 0 else 0.0
-        node.advance(now, v_ss, board.params.soft_start_slew, max(0.0, ch1.i_set - i_board) if ch1.sourcing else 0.0)
+        node.advance(now, v_ss, board.params.soft_start_slew, max(0.0, ch1.i_set - i_board) if sourcing else 0.0)
         # UVLO judged on the voltage at the board (after the lead's drop), with hysteresis
         if not board.powered and board.latched is None and node.v >= K.VIN_UVLO:
             board.power_on(node.crossed_at(K.VIN_UVLO, now))
+            p = board.solve_rails(now)
         elif board.powered and node.v < K.VIN_UVLO_FALL:  # (this also clears a brown-out/THERMTRIP latch)
             board.power_off(node.crossed_at(K.VIN_UVLO_FALL, now))
-        p = board.solve_rails(now)
-        self.load.v_in = board.rails["VDD_AUX"].voltage
-        self.load.i_in = min(board.aux_load, board.rails["VDD_AUX"].current) if self.load.on else 0.0
+            p = board.solve_rails(now)
+        # (else the rails stand as just solved: solving them again at the same instant changes nothing)
+        aux = board.rails["VDD_AUX"]
+        self.load.v_in = aux.voltage
+        self.load.i_in = min(board.aux_load, aux.current) if self.load.on else 0.0
         self._solve_ch1(now, node.v if node.active else _board_voltage(v_src, p), p)
         for n in (2, 3):
             ch = self.psu[n]

@@ -12,6 +12,7 @@ from labctl.sim.physics.link import lane_q
 from labctl.sim.physics.vin import InputNode
 
 RAIL_BY_NAME = {r.name: r for r in K.RAILS}
+_AUX, _CORE, _IO = (K.RAIL_NAMES.index(name) for name in ("VDD_AUX", "VDD_CORE", "VDD_IO"))  # the link's rails
 
 
 @dataclass
@@ -97,35 +98,49 @@ class Board:
         return min(self.workload, K.THROTTLE_CAP) if self.throttled else self.workload
 
     def link_trained(self, now: float) -> bool:
-        return all(self.rail_up(r, now) for r in ("VDD_AUX", "VDD_CORE", "VDD_IO")) and now >= self.retrain_until
+        ups = self.rails_up(now)
+        return ups[_AUX] and ups[_CORE] and ups[_IO] and now >= self.retrain_until
+
+    def rails_up(self, now: float) -> list[bool]:
+        """:meth:`rail_up` of every rail, in sequencing order (:data:`K.RAILS`)."""
+        if not self.powered or self.latched:
+            return [False] * len(K.RAILS)
+        since_ms = (now - self.on_since) * 1000.0
+        dead, pg = self.params.dead_rails, self.pg_ms
+        return [name not in dead and (t := pg.get(name)) is not None and since_ms >= t for name in K.RAIL_NAMES]
 
     # -- electrical ---------------------------------------------------------------------
     def solve_rails(self, now: float) -> float:
         """Rail currents/voltages/VRM losses; returns the power drawn from VIN (W)."""
         p = self.params
-        wl = self.effective_workload
-        link = self.link_trained(now)
-        demand = {
-            "VDD_CORE": p.leak_25c * math.exp((self.die - 25.0) / K.CORE_LEAK_TEMP_SCALE) + K.CORE_IDLE + K.CORE_DYN_MAX * wl,
-            "VDD_IO": K.IO_BASE + (K.IO_LINK + K.IO_DYN_MAX * wl if link else 0.0),
-            "VDD_HBM": K.HBM_BASE + K.HBM_DYN_MAX * wl,
-            "VDD_AUX": K.AUX_BASE,
-        }
+        wl = self.workload
+        if self.throttled and wl > K.THROTTLE_CAP:
+            wl = K.THROTTLE_CAP
+        ups = self.rails_up(now)
+        link = ups[_AUX] and ups[_CORE] and ups[_IO] and now >= self.retrain_until
         total_in = K.STANDBY_POWER if self.powered else 0.0
-        for rail in K.RAILS:
-            st = self.rails[rail.name]
-            was_up, st.up = st.up, self.rail_up(rail.name, now)
-            if not st.up:
+        rails = self.rails
+        for rail, up in zip(K.RAILS, ups, strict=True):
+            name = rail.name
+            st = rails[name]
+            was_up, st.up = st.up, up
+            if not up:
                 if was_up:  # the VRM stopped: when VIN fell (board off), else now (trip, fault)
                     off = self.off_at if not self.powered and self.off_at is not None else now
                     st.down_at, st.v_down, st.i_down = min(off, now), st.voltage, st.current
                 st.decay(now, rail.decay_ms / 1000.0)
                 continue
             st.down_at = None
-            v_open = rail.nominal * (1.0 + p.rail_offset[rail.name])
-            i = demand[rail.name]
-            if rail.name == "VDD_AUX":
-                i += self.aux_load
+            v_open = rail.nominal * (1.0 + p.rail_offset[name])
+            # the rail's demand (A): CORE = leak(T) + idle + dyn*workload; the rest linear in workload
+            if name == "VDD_CORE":
+                i = p.leak_25c * math.exp((self.die - 25.0) / K.CORE_LEAK_TEMP_SCALE) + K.CORE_IDLE + K.CORE_DYN_MAX * wl
+            elif name == "VDD_IO":
+                i = K.IO_BASE + (K.IO_LINK + K.IO_DYN_MAX * wl if link else 0.0)
+            elif name == "VDD_HBM":
+                i = K.HBM_BASE + K.HBM_DYN_MAX * wl
+            else:  # VDD_AUX, and what the electronic load draws from its header
+                i = K.AUX_BASE + self.aux_load
             if i > rail.limit_a:  # VRM current limit: fold back
                 i = rail.limit_a
                 v = v_open * 0.3
@@ -145,7 +160,8 @@ class Board:
     # -- thermal ------------------------------------------------------------------------
     def step_thermal(self, dt: float, now: float) -> None:
         amb = self.ambient
-        core, io, hbm = (self.rails[n] for n in ("VDD_CORE", "VDD_IO", "VDD_HBM"))
+        rails = self.rails
+        core, io, hbm = rails["VDD_CORE"], rails["VDD_IO"], rails["VDD_HBM"]
         p_die = core.voltage * core.current + io.voltage * io.current
         p_hbm = hbm.voltage * hbm.current
         p_loss = sum(r.loss for r in self.rails.values())

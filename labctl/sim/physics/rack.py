@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from labctl.clock import Clock, RealClock, ScaledClock
-from labctl.sim.physics.bench import MAX_CATCH_UP, MAX_STEP, Bench
+from labctl.sim.physics.bench import MAX_CATCH_UP, MAX_STEP, Bench, Changes
 from labctl.sim.physics.chamber import ChamberAir
 from labctl.sim.physics.dut import DutParams
 
@@ -32,6 +32,7 @@ class Rack:
         self.lock = threading.RLock()
         self.chamber = ChamberAir(room=room, air=room, setpoint=room, dynamic_setpoint=room)
         self.t = self.clock.monotonic()
+        self.changes = Changes()  # made from outside (Bench.touch): one count for every board of the rack
         self.bays: dict[str, Bench] = {slot: Bench(dut, clock=self.clock, seed=seed, room=room, rack=self)
                                        for slot, dut in duts.items()}
         for bay in self.bays.values():

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
-from typing import Any, ClassVar
+from collections import deque
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 from labctl.sim.scpi.errors import (
     ESR_CME,
@@ -22,6 +25,15 @@ from labctl.sim.scpi.parser import Node, Unit, parse_message
 from labctl.sim.scpi.tree import Call, Pattern, collect_table, scpi
 
 log = logging.getLogger(__name__)
+MAX_PLANS = 1024  # program messages remembered per instrument
+
+
+class Plan(NamedTuple):
+    """A parsed program message: each unit with what executes it; ``changes``: a unit is a
+    setting (not a query), so the message may change the instrument's or the bench's state."""
+
+    steps: list[tuple[Unit, Callable[[], str | None]]]
+    changes: bool
 
 
 class ScpiInstrument:
@@ -49,7 +61,9 @@ class ScpiInstrument:
         self.lock = threading.RLock()
         self.error_rules: list[dict[str, Any]] = []  # scpi_error faults
         self.commands_seen = 0
-        self.log: list[str] = []  # last commands, for tests and debugging
+        self.log: deque[str] = deque(maxlen=200)  # last commands, for tests and debugging
+        self._plans: dict[str, Plan] = {}  # program message -> its units and their handlers
+        self._resolved: dict[tuple, tuple[str, tuple[int, ...]]] = {}  # header -> handler, suffixes
         self.reset()
 
     # -- hooks for emulators -------------------------------------------------------------
@@ -74,43 +88,69 @@ class ScpiInstrument:
     # -- dispatch -----------------------------------------------------------------------
     def process(self, line: str) -> str | None:
         """Execute one program message; return the reply line (without ``\\n``) or None."""
-        line = line.rstrip("\r\n").strip()
+        line = line.strip()
         if not line:
             return None
         with self.lock:
             self.commands_seen += 1
             self.log.append(line)
-            del self.log[:-200]
-            try:
-                units = parse_message(line)
-            except ScpiError as err:
-                self.push_error(err.code, err.text)
-                return None
-            replies: list[str] = []
-            for unit in units:
+            plan = self._plans.get(line)
+            if plan is None:
                 try:
-                    reply = self._execute(unit)
+                    plan = self._compile(line)
                 except ScpiError as err:
                     self.push_error(err.code, err.text)
-                    if err.code > -200 and err.code <= -100:
-                        break  # a command error discards the rest of the message
-                    continue
-                except Exception as exc:  # an emulator bug must not kill the server
-                    log.exception("emulator %s failed on %r", self.model, unit.raw)
-                    self.push_error(-200, f"Execution error; {type(exc).__name__}")
-                    continue
-                if unit.query and reply is not None:
-                    replies.append(reply)
+                    return None
+                if len(self._plans) >= MAX_PLANS:
+                    self._plans.clear()  # a client sending ever new lines (values in them) starts afresh
+                self._plans[line] = plan
+            replies: list[str] = []
+            try:
+                for unit, run in plan.steps:
+                    try:
+                        if self.error_rules:
+                            self._apply_error_rules(unit)
+                        reply = run()
+                    except ScpiError as err:
+                        self.push_error(err.code, err.text)
+                        if err.code > -200 and err.code <= -100:
+                            break  # a command error discards the rest of the message
+                        continue
+                    except Exception as exc:  # an emulator bug must not kill the server
+                        log.exception("emulator %s failed on %r", self.model, unit.raw)
+                        self.push_error(-200, f"Execution error; {type(exc).__name__}")
+                        continue
+                    if unit.query and reply is not None:
+                        replies.append(reply)
+            finally:
+                if plan.changes:
+                    self.changed()
             return ";".join(replies) if replies else None
 
-    def _execute(self, unit: Unit) -> str | None:
+    def changed(self) -> None:
+        """A message with a setting in it was executed (hook: bench-backed emulators tell the bench)."""
+
+    def _compile(self, line: str) -> Plan:
+        """The units of ``line``, each with what executes it: its handler found in the tree, a
+        common command's function, or the header's error (raised when the unit's turn comes, so
+        the units before it still execute). A line is parsed and resolved once; the same line
+        again (a client polls the same few queries) is only executed."""
+        units = parse_message(line)
+        return Plan([(unit, self._dispatcher(unit)) for unit in units], any(not u.query for u in units))
+
+    def _dispatcher(self, unit: Unit) -> Callable[[], str | None]:
+        try:
+            if unit.common:
+                return functools.partial(self._common_function(unit), self, unit.params)
+            handler, suffixes = self._resolve(unit)
+        except ScpiError as err:
+            return functools.partial(_fail, err.code, err.detail)
+        return functools.partial(getattr(self, handler), Call(unit, list(suffixes)))  # handlers only read their call
+
+    def _apply_error_rules(self, unit: Unit) -> None:
         for rule in self.error_rules:
             if self._rule_applies(rule, unit):
                 raise ScpiError(int(rule.get("code", -221)), rule.get("message"))
-        if unit.common:
-            return self._common(unit)
-        handler, suffixes = self._resolve(unit)
-        return getattr(self, handler)(Call(unit, suffixes))
 
     def _rule_applies(self, rule: dict[str, Any], unit: Unit) -> bool:
         match = str(rule.get("match", "")).upper().lstrip(":")
@@ -130,17 +170,17 @@ class ScpiInstrument:
             rule["count"] = remaining - 1
         return True
 
-    def _resolve(self, unit: Unit) -> tuple[str, list[int]]:
-        """The handler of ``unit``'s header (and the suffixes), remembered per header: a client
-        asks the same few headers over and over."""
+    def _resolve(self, unit: Unit) -> tuple[str, tuple[int, ...]]:
+        """The handler of ``unit``'s header (and the suffixes), remembered per header: lines
+        that differ only in their parameters resolve once."""
         key = (tuple(unit.relative_to), tuple(unit.nodes), unit.query)
-        cache = self.__dict__.setdefault("_resolved", {})
-        found = cache.get(key)
+        found = self._resolved.get(key)
         if found is None:
-            found = self._resolve_header(unit)
-            if len(cache) < 4096:
-                cache[key] = found
-        return found[0], list(found[1])
+            handler, suffixes = self._resolve_header(unit)
+            found = handler, tuple(suffixes)
+            if len(self._resolved) < 4096:
+                self._resolved[key] = found
+        return found
 
     def _resolve_header(self, unit: Unit) -> tuple[str, list[int]]:
         candidates = [unit.relative_to + unit.nodes]
@@ -164,14 +204,14 @@ class ScpiInstrument:
         raise ScpiError(-113)
 
     # -- IEEE 488.2 common commands (table: name -> method) --------------------------------
-    def _common(self, unit: Unit) -> str | None:
+    def _common_function(self, unit: Unit) -> Callable[[Any, list[str]], str | None]:
         name = unit.common or ""
         handler = COMMON.get(name)
         if handler is None:
             raise ScpiError(-113)
         if unit.params and name not in TAKES_PARAMETER:
             raise ScpiError(-108)
-        return handler(self, unit.params)
+        return handler
 
     def _c_idn(self, p: list[str]) -> str:
         return self.idn
@@ -248,6 +288,11 @@ class ScpiInstrument:
     @scpi("SYSTem:REMote", "SYSTem:LOCal", "SYSTem:RWLock", "SYSTem:BEEPer[:IMMediate]")
     def _syst_accept(self, call: Call) -> None:
         return None
+
+
+def _fail(code: int, detail: str | None) -> None:
+    """A unit whose header does not resolve: its error, raised when its turn comes."""
+    raise ScpiError(code, detail)
 
 
 COMMON = {

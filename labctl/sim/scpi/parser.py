@@ -8,10 +8,12 @@ without a leading ``:`` is relative to the parent node of the previous header.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from labctl.sim.scpi.errors import ScpiError
+from labctl.sim.scpi.values import is_channel_list, parse_channel_list
 
 _MNEMONIC = re.compile(r"^([A-Za-z][A-Za-z_]*?)(\d*)$")
 _COMMON = re.compile(r"^\*[A-Za-z]{2,4}\??$")
@@ -35,6 +37,21 @@ class Unit:
     absolute: bool = False
     raw: str = ""
     relative_to: list[Node] = field(default_factory=list)
+
+    @functools.cached_property
+    def channel_list(self) -> tuple[int, ...] | None:
+        """The trailing channel list ``(@…)`` if the last parameter is one (parsed once: a
+        parsed message is executed again each time a client sends the same line)."""
+        if self.params and is_channel_list(self.params[-1]):
+            return tuple(parse_channel_list(self.params[-1]))
+        return None
+
+    @functools.cached_property
+    def args(self) -> list[str]:
+        """Parameters without a trailing channel list."""
+        if self.params and is_channel_list(self.params[-1]):
+            return self.params[:-1]
+        return self.params
 
     @property
     def header(self) -> str:

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from labctl.sim.scpi.errors import ScpiError
 from labctl.sim.scpi.parser import Node, Unit
 from labctl.sim.scpi.values import (
-    is_channel_list,
     parse_bool,
-    parse_channel_list,
     parse_choice,
     parse_number,
     parse_string,
@@ -135,16 +133,13 @@ class Call:
     @property
     def channels(self) -> list[int] | None:
         """The trailing channel list ``(@…)`` if the last parameter is one."""
-        if self.params and is_channel_list(self.params[-1]):
-            return parse_channel_list(self.params[-1])
-        return None
+        found = self.unit.channel_list
+        return None if found is None else list(found)
 
     @property
     def args(self) -> list[str]:
         """Parameters without a trailing channel list."""
-        if self.params and is_channel_list(self.params[-1]):
-            return self.params[:-1]
-        return self.params
+        return self.unit.args
 
     def arg(self, i: int) -> str:
         if i >= len(self.args):

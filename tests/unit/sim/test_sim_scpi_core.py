@@ -147,3 +147,35 @@ def test_scpi_error_rule_counts_down(toy):
     toy.process("VOLT 3")
     assert toy.process("VOLT?") == "+3.00000000E+00"
     assert drain(toy) == ['-221,"Settings conflict"']
+
+
+def test_a_line_sent_again_behaves_as_the_first_time(toy):
+    """Each program message is parsed and resolved once, then only executed: the same line again
+    executes again, and its errors queue again in the same order."""
+    for _ in range(3):
+        assert toy.process("VOLT 2,(@1);BOGUS;VOLT 4,(@1)") is None  # VOLT 2 runs, then -113 drops the rest
+        assert toy.process("VOLT? (@1);VOLT? (@2)") == "+2.00000000E+00;+0.00000000E+00"
+        toy.process("OUTP2 ON")
+        assert toy.process("VOLT 9") is None  # -222 each time
+    assert toy.outputs == [2, 2, 2]
+    assert [e.split(",")[0] for e in drain(toy)] == ["-113", "-222"] * 3
+    assert toy.process("VOLT? (@0x)") is None  # a bad channel list is an error each time, not a remembered one
+    assert toy.process("VOLT? (@0x)") is None
+    assert [e.split(",")[0] for e in drain(toy)] == ["-104", "-104"]
+
+
+def test_a_fault_rule_acts_on_a_line_already_seen(toy):
+    assert toy.process("VOLT 2;VOLT?") == "+2.00000000E+00"
+    toy.error_rules.append({"match": "VOLT", "code": -221, "count": 1})
+    assert toy.process("VOLT 3;VOLT?") == "+2.00000000E+00"  # the setting refused once
+    assert toy.process("VOLT 3;VOLT?") == "+3.00000000E+00"
+    assert drain(toy) == ['-221,"Settings conflict"']
+
+
+def test_remembered_lines_are_bounded(toy):
+    from labctl.sim.scpi.instrument import MAX_PLANS
+
+    for n in range(MAX_PLANS + 10):
+        toy.process(f"VOLT {n % 6}.{n:04d}")
+    assert len(toy._plans) <= MAX_PLANS
+    assert toy.process("VOLT?") == f"{float(f'{(MAX_PLANS + 9) % 6}.{MAX_PLANS + 9:04d}'):+.8E}"
