@@ -9,6 +9,8 @@ moment, so reconnect attempts go on for up to the instrument's timeout.
 from __future__ import annotations
 
 import errno
+import os
+import select
 import time
 from typing import Any
 
@@ -66,9 +68,8 @@ class SerialTransport(Transport):
     def _write(self, command: str) -> None:
         import serial
 
-        try:
+        try:  # no flush (tcdrain): a query waits for its answer anyway, and closing a tty drains it
             self._port.write((command + self.write_termination).encode())
-            self._port.flush()
         except serial.SerialTimeoutException as err:
             raise TimeoutError(str(err)) from None
         except (serial.SerialException, OSError, _TtyError) as err:
@@ -80,6 +81,7 @@ class SerialTransport(Transport):
         term = self.read_termination.encode() or b"\n"
         buf = self._rx
         deadline = time.monotonic() + self.timeout
+        fd = getattr(self._port, "fd", None)  # a local tty (pyserial's posix port): read it directly
         try:
             while True:
                 end = buf.find(term)
@@ -87,10 +89,17 @@ class SerialTransport(Transport):
                     line = bytes(buf[:end])
                     del buf[: end + len(term)]
                     return line.decode(errors="replace").rstrip("\r")
-                if time.monotonic() >= deadline:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
                     break
-                # what is waiting, at once (pyserial's read_until asks for one byte at a time)
-                buf += self._port.read(max(1, self._port.in_waiting))
+                if isinstance(fd, int):  # whatever has arrived, in one read (pyserial's read(n) waits for n)
+                    if select.select([fd], [], [], min(remaining, 0.1))[0]:
+                        chunk = os.read(fd, 4096)
+                        if not chunk:  # readable, yet nothing: the device is gone (as pyserial says)
+                            raise ConnectionError("the serial device went away (readable but no data)")
+                        buf += chunk
+                else:  # what is waiting, at once (pyserial's read_until asks for one byte at a time)
+                    buf += self._port.read(max(1, self._port.in_waiting))
         except (serial.SerialException, OSError, _TtyError) as err:
             raise ConnectionError(_reason(err)) from None
         partial = bytes(buf)
