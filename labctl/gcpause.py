@@ -46,8 +46,7 @@ def gc_settled() -> Iterator[None]:
     global _settled_depth, _saved_threshold
     with _settled_lock:
         if _settled_depth == 0:
-            gc.collect()
-            gc.freeze()
+            gc.freeze()  # no collection first: in a large process (the TUI, a test run) it costs ~0.3 s
             _saved_threshold = gc.get_threshold()
             gen0, gen1, gen2 = _saved_threshold
             gc.set_threshold(max(gen0, RUN_GEN0_THRESHOLD), gen1, gen2)
