@@ -294,7 +294,7 @@ class LoadedPlan:
         update: dict[str, Any] = {}
         for f in ("min", "max", "nominal", "tol", "marginal", "equals"):
             v = getattr(limit, f)
-            if isinstance(v, Expr) or (isinstance(v, str) and "${" in v):
+            if _templated(v):
                 value = self.render(str(v), (*path, f), env)
                 if value is None:
                     raise located(self.pos((*path, f)), f"{f}: {v} has no value",
@@ -514,6 +514,11 @@ def _plain_key(value: Any) -> Any:
 _LIMIT_FIELDS = ("min", "max", "nominal", "tol", "marginal", "equals", "regex")
 
 
+def _templated(value: Any) -> bool:
+    """A limit field whose value is only known once its ``${…}`` is rendered."""
+    return isinstance(value, Expr) or isinstance(value, str) and "${" in value
+
+
 def _written_limits(step: Step) -> Any:
     """The step's limits as written, hashable (each value with its type), or None when one
     holds a ``${…}`` or an unhashable value."""
@@ -522,7 +527,7 @@ def _written_limits(step: Step) -> Any:
         parts = []
         for f in _LIMIT_FIELDS:
             v = getattr(limit, f)
-            if isinstance(v, Expr) or isinstance(v, str) and "${" in v:
+            if _templated(v):
                 return None
             try:
                 hash(v)
