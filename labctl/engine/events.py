@@ -43,6 +43,45 @@ class Verdict(enum.StrEnum):
     NONE = "NONE"  # recorded without limits
 
 
+def _fill_init(cls: type) -> type:
+    """Give a frozen dataclass an ``__init__`` that fills the instance dict in one go.
+
+    The ``__init__`` dataclasses writes for a frozen class calls ``object.__setattr__`` once
+    per field, which made building an event (10 fields) cost more than handing it to every
+    subscriber. This one takes the same keyword-only arguments with the same defaults and
+    default factories; instances stay frozen (``__setattr__`` still refuses), compare, hash
+    and ``replace`` as before.
+    """
+    params: list[str] = []
+    lines: list[str] = []
+    names: dict[str, Any] = {"_MISSING": dataclasses.MISSING}
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        if f.default is not dataclasses.MISSING:
+            names[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            names[f"_factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            lines.append(f"    if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
+        else:
+            params.append(f.name)
+    fill = ", ".join(f"{f.name!r}: {f.name}" for f in dataclasses.fields(cls) if f.init)
+    source = (f"def __init__(self, *, {', '.join(params)}):\n" + "".join(line + "\n" for line in lines)
+              + f"    self.__dict__.update({{{fill}}})\n")
+    exec(source, names)  # noqa: S102 - source built above from the class's own field names
+    init = names["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+    return cls
+
+
+def _event(cls: type) -> type:
+    """``@dataclass(frozen=True, kw_only=True)`` with the quick ``__init__`` of :func:`_fill_init`."""
+    return _fill_init(dataclass(frozen=True, kw_only=True)(cls))
+
+
 @dataclass(frozen=True)
 class Limits:
     """Limits of one measurement, in the measurement's unit (already resolved)."""
@@ -85,7 +124,7 @@ class InstrumentInfo:
     calibration_due: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class RunStarted(Event):
     plan_name: str
     plan_version: str
@@ -106,7 +145,7 @@ class RunStarted(Event):
     rerun_of: str | None = None  # set when a new run re-runs steps of an earlier run
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class StepStarted(Event):
     step_key: str  # unique in the run: "<group>/<step id>[<corner index>]#<attempt>"
     step_id: str
@@ -118,7 +157,7 @@ class StepStarted(Event):
     tags: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class MeasurementRecorded(Event):
     step_key: str
     name: str
@@ -129,7 +168,7 @@ class MeasurementRecorded(Event):
     labels: dict[str, str] = field(default_factory=dict)  # lane / rail / channel / sensor
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class SampleRecorded(Event):
     """One point of a time series (e.g. chamber temperature during a soak)."""
 
@@ -139,7 +178,7 @@ class SampleRecorded(Event):
     unit: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class PromptAsked(Event):
     step_key: str
     prompt_id: str
@@ -148,7 +187,7 @@ class PromptAsked(Event):
     timeout: float | None = None  # wall seconds the operator has to answer (the plan's timeout:)
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class PromptAnswered(Event):
     step_key: str
     prompt_id: str
@@ -156,14 +195,14 @@ class PromptAnswered(Event):
     source: str = "operator"  # who answered: operator:<name> | answers-file
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class LogMessage(Event):
     level: str  # debug | info | warning | error
     message: str
     step_key: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class Progress(Event):
     """A long wait says what it waits for ("chamber 44.6/45.0 degC, stable 1m40s of 5m")."""
 
@@ -172,7 +211,7 @@ class Progress(Event):
     fraction: float | None = None  # 0..1 when known
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class InstrumentErrorReported(Event):
     step_key: str | None
     role: str
@@ -180,7 +219,7 @@ class InstrumentErrorReported(Event):
     message: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class AttachmentAdded(Event):
     step_key: str | None
     name: str
@@ -188,7 +227,7 @@ class AttachmentAdded(Event):
     path: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class StepEnded(Event):
     step_key: str
     outcome: StepOutcome
@@ -197,7 +236,7 @@ class StepEnded(Event):
     duration_sim: float | None = None  # simulated seconds, on a time-scaled (simulated) bench only
 
 
-@dataclass(frozen=True, kw_only=True)
+@_event
 class RunEnded(Event):
     outcome: RunOutcome
     message: str = ""
