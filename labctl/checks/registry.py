@@ -49,7 +49,7 @@ class CheckArgs(BaseModel):
     """Base of every check's arguments: unknown keys are errors; defaults such as
     ``"5 degC/min"`` are parsed like written values."""
 
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+    model_config = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
 
     #: fields whose values name fixture channels (VDD_CORE, TC_LID …), for ``--fixture`` checks
     channel_fields: ClassVar[tuple[str, ...]] = ()

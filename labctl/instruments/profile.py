@@ -297,7 +297,8 @@ def _read_yaml(p: Path) -> Any:
     import yaml
 
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        # libyaml's C loader where available (~10× faster than the pure-Python one, same data)
+        data = yaml.load(p.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except OSError as err:
         raise ProfileError(f"cannot read driver profile: {err.strerror}", file=p) from None
     except yaml.YAMLError as err:

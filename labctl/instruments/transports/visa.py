@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 from labctl.instruments.transports.base import Transport
+from labctl.instruments.visa_import import import_pyvisa
 
 _RMS: dict[str, Any] = {}
 _RM_LOCK = threading.Lock()
@@ -24,7 +25,7 @@ def resource_manager(backend: str = "@py") -> Any:
     pyvisa hands out one ResourceManager per library, so any other code in the process (a
     user script, a third-party driver) may close it under us: a closed one is replaced.
     """
-    import pyvisa
+    pyvisa = import_pyvisa()
 
     with _RM_LOCK:
         rm = _RMS.get(backend)
@@ -46,7 +47,7 @@ class VisaTransport(Transport):
         self._inst: Any = None
 
     def _open(self) -> None:
-        import pyvisa
+        pyvisa = import_pyvisa()  # without numpy: labctl.instruments.visa_import
 
         ms = max(1, int(self.timeout * 1000))
         try:
