@@ -65,8 +65,9 @@ class LineBudget:
         self.tokens = burst
         self._t = clock()
 
-    def available(self) -> float:
-        now = self.clock()
+    def available(self, now: float | None = None) -> float:
+        if now is None:
+            now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self._t) * self.rate)
         self._t = now
         return self.tokens
@@ -91,10 +92,16 @@ class _Held:
     """A step whose lines are held back until its end: shown if it fails or the budget allows,
     otherwise counted in the next "… N step(s) passed" line."""
 
-    __slots__ = ("started", "events", "t0")
+    __slots__ = ("started", "events", "t0", "noteworthy")
 
     def __init__(self, started: ev.StepStarted, t0: float) -> None:
         self.started, self.events, self.t0 = started, [started], t0
+        self.noteworthy = False  # one of the events always prints
+
+    def add(self, event: ev.Event) -> None:
+        self.events.append(event)
+        if not self.noteworthy and _noteworthy(event):
+            self.noteworthy = True
 
 
 class ConsoleReporter:
@@ -131,21 +138,22 @@ class ConsoleReporter:
             self._compact(event)
             return
         key = getattr(event, "step_key", None)
-        if event.__class__ is ev.MeasurementRecorded and key not in self._held and not _noteworthy(event) \
+        held = self._held.get(key) if key is not None else None
+        if event.__class__ is ev.MeasurementRecorded and held is None and not _noteworthy(event) \
                 and (self.quiet_measurements or self.budget.available() < 1):
             if not self.quiet_measurements:  # counted on the step's last line
                 self._unshown[key] = self._unshown.get(key, 0) + 1
             return
         if isinstance(event, ev.StepStarted):
-            if event.check != "safe_state" and self.budget.available() < 3:
-                self._held[event.step_key] = _Held(event, self.clock())
-                return
-        elif key is not None and key in self._held:
-            held = self._held[key]
+            if event.check != "safe_state":
+                now = self.clock()
+                if self.budget.available(now) < 3:
+                    self._held[event.step_key] = _Held(event, now)
+                    return
+        elif held is not None:
             if isinstance(event, ev.StepEnded):
                 del self._held[key]
-                if event.outcome in _QUIET and not any(map(_noteworthy, held.events)) \
-                        and self.budget.available() < 3:
+                if event.outcome in _QUIET and not held.noteworthy and self.budget.available() < 3:
                     self._fold(held.started.step_id)
                     return
                 self._release(held)
@@ -153,7 +161,7 @@ class ConsoleReporter:
                 del self._held[key]
                 self._release(held)
             else:
-                held.events.append(event)
+                held.add(event)
                 return
         self._show(event)
 

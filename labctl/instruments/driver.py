@@ -67,6 +67,7 @@ class ProfileDriver:
         spec = profile.transport
         self._reply_end = re.compile(spec.reply_end) if spec.reply_end else None
         self._reply_error = re.compile(spec.reply_error) if spec.reply_error else None
+        self._echo = spec.echo
 
     @property
     def name(self) -> str:
@@ -95,21 +96,21 @@ class ProfileDriver:
                 self.transport.read()
 
     def query(self, command: str) -> str:
-        seen = self.transport.timeouts
-        with self.transport.lock:
-            self.transport.not_hung_meanwhile(command, seen)
+        transport = self.transport
+        seen = transport.timeouts
+        with transport.lock:
+            transport.not_hung_meanwhile(command, seen)
             if self._reply_end is not None:  # delimited replies; a console may print on its own
                 return self._exchange(command)
-            reply = self.transport.query(command)
-            if self.profile.transport.echo and reply.strip() == command.strip():
-                reply = self.transport.read()
-            self._no_extra_lines(command, reply)
+            reply = transport.query(command)
+            if self._echo and reply.strip() == command.strip():
+                reply = transport.read()
+            if transport.pending():
+                self._extra_lines(command, reply)
             return reply
 
-    def _no_extra_lines(self, command: str, reply: str) -> None:
+    def _extra_lines(self, command: str, reply: str) -> None:
         """A one-line answer followed by more lines is garbage: the next query would read a stale one."""
-        if not self.transport.pending():
-            return
         extra: list[str] = []
         while self.transport.pending() and len(extra) < self.profile.transport.max_reply_lines:
             extra.append(self.transport.read())

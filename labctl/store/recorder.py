@@ -194,8 +194,11 @@ class Recorder:
             run = self._runs.get(run_id)
             if run is None:
                 raise StoreError(f"run {run_id!r} is not open in this recorder")
+            seq, io = run.seq, run.io
             for rec in records:
-                run.io.append((run.next_seq(), {"step_key": step_key, **rec} if step_key else rec))
+                seq += 1
+                io.append((seq, {"step_key": step_key, **rec} if step_key else rec))
+            run.seq = seq
 
     def flush(self) -> None:
         """Commit everything pending except measurements of unfinished steps."""

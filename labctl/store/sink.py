@@ -65,7 +65,13 @@ def _step_sql(mark: str) -> dict[str, str]:
             " corner_index, attempt, tags, started_at, message) VALUES"
             f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING"
         ),
-        "step_ids": f"SELECT step_key, id FROM steps WHERE run_id = {mark} AND session = {mark} AND step_key IN ",
+        "step_insert_ended": (
+            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, corner,"
+            " corner_index, attempt, tags, started_at, outcome, message, ended_at, duration, duration_sim) VALUES"
+            f" ({', '.join([mark] * 17)}) ON CONFLICT DO NOTHING"
+        ),
+        "step_ids": f"SELECT step_key, id, ended_at FROM steps WHERE run_id = {mark} AND session = {mark}"
+                    " AND step_key IN ",
         "step_id": f"SELECT id FROM steps WHERE run_id = {mark} AND session = {mark} AND step_key = {mark}",
         "step_end": f"UPDATE steps SET outcome = {mark}, message = {mark}, ended_at = {mark}, duration = {mark},"
                     f" duration_sim = {mark} WHERE id = {mark}",
@@ -146,8 +152,12 @@ class DbSink:
         later: list[tuple[int, ev.Event]] = []
         starts = [(seq, e) for seq, e in b.items if isinstance(e, ev.StepStarted)]
         bulk_started = len(starts) > 1  # a group commit: every step row in one statement
+        for _seq, e in b.items:  # the run row before its steps (a spooled batch may carry both)
+            if isinstance(e, ev.RunStarted):
+                self._run_started(conn, b, e)
+        ended: dict[str, float] = {}  # step rows written whole (their end in the same batch): key -> ended_at
         if bulk_started:
-            self._steps_started(conn, b, starts)
+            ended = self._steps_started(conn, b, starts)
         for seq, e in b.items:
             match e:  # measurements first: by far the most frequent
                 case ev.MeasurementRecorded():
@@ -159,7 +169,7 @@ class DbSink:
                     if not bulk_started:
                         self._step_started(conn, b, seq, e)
                 case ev.RunStarted():
-                    self._run_started(conn, b, e)
+                    pass  # written first, above
                 case ev.LogMessage():
                     children["logs"].append(self._child(b, seq, e, level=e.level, message=e.message))
                 case ev.PromptAsked():
@@ -189,7 +199,7 @@ class DbSink:
             else:
                 conn.execute(self._ins(tables[name]), rows)
         ends = [(e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time))
-                for _seq, e in later if isinstance(e, ev.StepEnded)]
+                for _seq, e in later if isinstance(e, ev.StepEnded) and ended.get(e.step_key) != e.time]
         if ends:
             conn.exec_driver_sql(self._sql["step_end"], ends if len(ends) > 1 else ends[0])
         for _seq, e in later:
@@ -280,19 +290,43 @@ class DbSink:
         else:
             self._steps[key] = ref
 
-    def _steps_started(self, conn: Connection, b: Batch, starts: list[tuple[int, ev.StepStarted]]) -> None:
-        """Many step rows at once (one ``executemany``), then their ids in one query per 500."""
-        rows = [(b.run_id, b.session, seq, e.step_key, e.step_id, e.group, e.check,
-                 json.dumps(e.corner, default=str) if e.corner else None, e.corner_index, e.attempt,
-                 json.dumps(list(e.tags)) if e.tags else None, e.time) for seq, e in starts]
-        conn.exec_driver_sql(self._sql["step_insert_many"], rows)
+    def _steps_started(self, conn: Connection, b: Batch, starts: list[tuple[int, ev.StepStarted]]) -> dict[str, float]:
+        """Many step rows at once (one ``executemany``), then their ids in one query per 500.
+
+        A step whose end is in the same batch (a group commit) is inserted whole, its outcome
+        with it. Returns those that are in the table whole now: step key -> ``ended_at``. A
+        row that was there already (a replayed batch) is not among them unless it holds
+        this very end, so the caller still sets its end."""
+        ends: dict[str, ev.StepEnded] = {}
+        for _seq, e in b.items:
+            if isinstance(e, ev.StepEnded):
+                ends.setdefault(e.step_key, e)  # (a later end of the same key is an update, as always)
+        open_rows: list[tuple[Any, ...]] = []
+        whole_rows: list[tuple[Any, ...]] = []
+        for seq, e in starts:
+            row = (b.run_id, b.session, seq, e.step_key, e.step_id, e.group, e.check,
+                   json.dumps(e.corner, default=str) if e.corner else None, e.corner_index, e.attempt,
+                   json.dumps(list(e.tags)) if e.tags else None, e.time)
+            end = ends.get(e.step_key)
+            if end is None:
+                open_rows.append(row)
+            else:
+                whole_rows.append((*row, end.outcome.value, end.message, end.time, end.duration, end.duration_sim))
+        if open_rows:
+            conn.exec_driver_sql(self._sql["step_insert_many"], open_rows)
+        if whole_rows:
+            conn.exec_driver_sql(self._sql["step_insert_ended"], whole_rows)
         mark = "?" if self.store.dialect == "sqlite" else "%s"
         keys = [e.step_key for _seq, e in starts]
+        whole: dict[str, float] = {}
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
             sql = self._sql["step_ids"] + f"({', '.join([mark] * len(chunk))})"
-            for key, ref in conn.exec_driver_sql(sql, (b.run_id, b.session, *chunk)):
+            for key, ref, ended_at in conn.exec_driver_sql(sql, (b.run_id, b.session, *chunk)).fetchall():
                 self._steps[(b.run_id, b.session, key)] = ref
+                if ended_at is not None:
+                    whole[key] = ended_at
+        return whole
 
     def _step_ref(self, conn: Connection, b: Batch, step_key: str, t: float) -> int:
         key = (b.run_id, b.session, step_key)

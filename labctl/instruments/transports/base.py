@@ -113,12 +113,19 @@ class Transport(ABC):
     def query(self, command: str) -> str:
         seen = self._timeouts
         with self._lock:
-            self.not_hung_meanwhile(command, seen)
-            self._ensure_open(command)
-            self._log("query", command)
+            if self._stale or not self._open_ok:
+                self.not_hung_meanwhile(command, seen)
+                self._ensure_open(command)
+            log = self.session_log
+            if log is not None:
+                log.record(self.name, self.resource, "query", command)
             start = time.monotonic()
-            reply = self._guard(command, lambda: self._query(command), replay=True)
-            self._log("reply", reply, elapsed_s=round(time.monotonic() - start, 6))
+            try:
+                reply = self._query(command)
+            except Exception:  # noqa: BLE001 - the guard below names it (and retries a lost link once)
+                reply = self._guard(command, lambda: self._query(command), replay=True, failed=True)
+            if log is not None:
+                log.record(self.name, self.resource, "reply", reply, elapsed_s=round(time.monotonic() - start, 6))
             return reply
 
     def read(self) -> str:
@@ -232,8 +239,12 @@ class Transport(ABC):
             except (OSError, ConnectionError, TimeoutError):
                 pass
 
-    def _guard(self, command: str, action, *, replay: bool):
+    def _guard(self, command: str, action, *, replay: bool, failed: bool = False):
+        """``action()`` with its failures named; ``failed``: it just failed, so handle that
+        failure (re-raised here) instead of a first try."""
         try:
+            if failed:
+                raise  # noqa: PLE0704 - the exception being handled by the caller
             return action()
         except InstrumentError:
             raise

@@ -73,19 +73,19 @@ class VisaTransport(Transport):
             inst.close()
 
     def _write(self, command: str) -> None:
-        import pyvisa
-
         try:
             self._inst.write(command)
-        except pyvisa.errors.VisaIOError as err:
+        except Exception as err:
+            if not _visa_io_error(err):
+                raise
             raise _translate(err) from None
 
     def _read(self) -> str:
-        import pyvisa
-
         try:
             return self._inst.read().rstrip("\r\n")
-        except pyvisa.errors.VisaIOError as err:
+        except Exception as err:
+            if not _visa_io_error(err):
+                raise
             exc = _translate(err)
             if isinstance(exc, TimeoutError) and self._peer_closed():
                 raise ConnectionError("the instrument closed the connection") from None
@@ -109,10 +109,13 @@ class VisaTransport(Transport):
             sock.setblocking(True)
 
     def _pending(self) -> bool:
-        session = self._session()
+        known = self.__dict__.get("_peek_of")
+        if known is None or known[0] is not self._inst:  # looked up once per open resource
+            session = self._session()
+            known = self._peek_of = (self._inst, session, self._socket())
+        _inst, session, sock = known
         if session is not None and getattr(session, "_pending_buffer", None):
             return True
-        sock = self._socket()
         if sock is None:
             return False
         try:
@@ -161,6 +164,13 @@ class VisaTransport(Transport):
             return False
         except OSError:
             return True
+
+
+def _visa_io_error(err: BaseException) -> bool:
+    """``err`` is pyvisa's VisaIOError (pyvisa is imported by then: the resource is open)."""
+    import pyvisa
+
+    return isinstance(err, pyvisa.errors.VisaIOError)
 
 
 def _translate(err: Any) -> Exception:
