@@ -253,13 +253,16 @@ def _dut_unit(key: str) -> str:
     return ""
 
 
+_CHANNEL_HEAD = re.compile(r"(?:ch|lane|channel)\s*(\w+)", re.IGNORECASE)
+
+
 def split_target(ctx: Any, path: str) -> tuple[str | None, str]:
     """``ch1.current`` -> (``1``, ``current``); ``VDD_CORE.voltage`` -> (signal, ``voltage``)."""
     parts = path.split(".")
     if len(parts) == 1:
         return None, parts[0]
     head, prop = ".".join(parts[:-1]), parts[-1]
-    m = re.fullmatch(r"(?:ch|lane|channel)\s*(\w+)", head, re.IGNORECASE)
+    m = _CHANNEL_HEAD.fullmatch(head)
     return (m.group(1) if m else head), prop
 
 
@@ -313,6 +316,10 @@ def _resolve_channel(ctx: Any, role: str, channel: str | None) -> str | None:
     return channel
 
 
+_STATISTICS: dict[str, Callable[[list[float]], float]] = {
+    "mean": statistics.fmean, "min": min, "max": max, "last": lambda v: v[-1]}
+
+
 @implementation("measure")
 def measure(ctx: Any, args: Any) -> None:
     """Read a role property ``samples`` times and record one statistic of it."""
@@ -330,7 +337,7 @@ def measure(ctx: Any, args: Any) -> None:
                 ctx.sleep(args.interval)
     numeric = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     if len(numeric) == len(values) and numeric:
-        result: Any = {"mean": statistics.fmean, "min": min, "max": max, "last": lambda v: v[-1]}[args.statistic](numeric)
+        result: Any = _STATISTICS[args.statistic](numeric)
     else:
         result = values[-1]
     labels = {"channel": args.channel} if args.channel else {}

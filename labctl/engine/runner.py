@@ -137,9 +137,10 @@ class Runner:
         abort: AbortController | None = None,
     ) -> None:
         import labctl.checks.builtin  # noqa: F401  (attaches the built-in implementations)
-        from labctl.checks.registry import load_plugins
+        from labctl.checks.registry import get_check, load_plugins
 
         load_plugins()
+        self._get_check = get_check  # (an import statement per step costs more than the lookup)
         self.loaded = loaded
         self.station = station
         self.fixture = fixture
@@ -335,8 +336,6 @@ class Runner:
     def _execute(self, ps: Any, *, teardown: bool = False, replay: bool = False) -> StepResult:
         """Run one step (all its attempts). ``replay``: a finished step re-run on resume to
         re-establish the bench's state (see labctl.engine.replay)."""
-        from labctl.checks.registry import get_check
-
         step = ps.step
         key = self._base_key(ps)
         corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
@@ -352,7 +351,7 @@ class Runner:
             if replay:
                 return self._record_not_run(ps, StepOutcome.ERROR, f"{REPLAY_MESSAGE}: {err.format()}", replay=True)
             return self._record_not_run(ps, StepOutcome.ERROR, err.format())
-        spec = get_check(step.check)
+        spec = self._get_check(step.check)
         attempts = step.retries + 1
         result = StepResult(key, step.id, ps.group, step.check, StepOutcome.ERROR, corner=corner)
         first = self.options.first_attempt.get(key, 1)

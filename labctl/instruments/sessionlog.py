@@ -41,7 +41,8 @@ class SessionLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
 
-    def record(self, instrument: str, resource: str, kind: str, text: str, **extra: Any) -> dict[str, Any]:
+    def record(self, instrument: str, resource: str, kind: str, text: str, elapsed_s: float | None = None,
+               **extra: Any) -> dict[str, Any]:
         rec: dict[str, Any] = {
             "t": self._time(),
             "instrument": instrument,
@@ -49,6 +50,8 @@ class SessionLog:
             "kind": kind,
             "text": text,
         }
+        if elapsed_s is not None:
+            rec["elapsed_s"] = elapsed_s
         if extra:
             rec.update(extra)
         with self._lock:
