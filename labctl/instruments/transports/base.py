@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout
@@ -128,6 +129,26 @@ class Transport(ABC):
             reply = self._guard("<read>", self._read, replay=False)
             self._log("reply", reply)
             return reply
+
+    def read_until(self, done: Callable[[str], Any], max_lines: int, deadline: float) -> list[str]:
+        """Read reply lines up to the first for which ``done`` is true (that one included), at
+        most ``max_lines``, none after the ``time.monotonic()`` ``deadline``: the rest of a
+        console's multi-line reply. Each line is logged as :meth:`read` logs it; the lock and
+        the error handling are taken once for them all."""
+        lines: list[str] = []
+
+        def more() -> list[str]:
+            while len(lines) < max_lines and time.monotonic() <= deadline:
+                line = self._read()
+                self._log("reply", line)
+                lines.append(line)
+                if done(line):
+                    break
+            return lines
+
+        with self._lock:
+            self._ensure_open("<read>")
+            return self._guard("<read>", more, replay=False)
 
     def pending(self) -> bool:
         """True when reply bytes are already waiting (an extra line after an answer)."""
