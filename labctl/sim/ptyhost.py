@@ -16,7 +16,7 @@ import tty
 from pathlib import Path
 
 from labctl.sim.faults import FaultGate
-from labctl.sim.transport import LineSession, Responder, idle_hook
+from labctl.sim.transport import LineSession, Responder
 
 log = logging.getLogger(__name__)
 POLL = 0.1
@@ -67,7 +67,6 @@ class PtyEndpoint:
 
     def _loop(self) -> None:
         session = LineSession(self.responder, self.gate)
-        idle = idle_hook(self.responder)
         while not self._stop.is_set():
             master = self.master
             if master is None:
@@ -88,7 +87,6 @@ class PtyEndpoint:
                     os.write(master, out)
                 except OSError:
                     pass
-                idle()
             if close:
                 self._hang_up()
                 session = LineSession(self.responder, self.gate)

@@ -7,7 +7,7 @@ import socket
 import threading
 
 from labctl.sim.faults import FaultGate
-from labctl.sim.transport import LineSession, Responder, idle_hook
+from labctl.sim.transport import LineSession, Responder
 
 log = logging.getLogger(__name__)
 POLL = 0.1  # wall seconds between checks of the stop flag
@@ -71,17 +71,15 @@ class TcpEndpoint:
             self._threads = [x for x in self._threads if x.is_alive()] + [t]
 
     def _serve(self, conn: socket.socket) -> None:
-        """One connection: a blocking recv, the chunk's replies in one sendall, then the
-        instrument's own work while the client reads them (``idle``); stop() shuts the
-        connection down, which ends the recv."""
+        """One connection: a blocking recv, the chunk's replies in one sendall, nothing else per
+        line (stop() shuts the connection down, which ends the recv)."""
         feed = LineSession(self.responder, self.gate).feed
-        recv, sendall, idle = conn.recv, conn.sendall, idle_hook(self.responder)
+        recv, sendall = conn.recv, conn.sendall
         try:
             while data := recv(4096):
                 out, close = feed(data)
                 if out:
                     sendall(out)
-                    idle()
                 if close:
                     break
         except OSError:

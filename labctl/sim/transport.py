@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import Protocol
 
 from labctl.sim.faults import FaultGate
@@ -16,27 +15,6 @@ MAX_DELAY = 30.0  # wall seconds
 
 class Responder(Protocol):
     def process(self, line: str) -> str | None: ...
-
-
-def idle_hook(responder: Responder) -> Callable[[], None]:
-    """What the transport calls after a reply went out: the responder's ``idle()`` (an
-    instrument's own work between questions, e.g. its readback ADC's next conversion, done while
-    the client reads the reply), never raising."""
-    idle = getattr(responder, "idle", None)
-    if idle is None:
-        return _nothing
-
-    def run() -> None:
-        try:
-            idle()
-        except Exception:  # never let an emulator bug kill the transport
-            log.exception("responder idle() failed")
-
-    return run
-
-
-def _nothing() -> None:
-    return None
 
 
 class LineSession:

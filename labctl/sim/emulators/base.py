@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
-from labctl.clock import RealClock, ScaledClock
 from labctl.sim.physics.bench import Bench
 from labctl.sim.scpi import ScpiInstrument
 
@@ -33,30 +31,6 @@ class BenchInstrument(ScpiInstrument):
 
     def changed(self) -> None:
         self.bench.touch()  # a setting: the next reading is solved afresh
-
-
-class Lookahead:
-    """When a periodic reading (a readback ADC's conversion, a board controller's sampling of its
-    sensors) is made: at the question when the last one is older than its period (``refresh``),
-    and also right after a reply (the instrument converts at its own pace, not at the instant of
-    a query): when the client, asking again after the same interval as last time, would find the
-    last one too old, the next one is made then, while the client reads the reply. A manual
-    clock (tests) moves only when told: there, readings are made at the question only."""
-
-    def __init__(self, bench: Bench, period: float) -> None:
-        self.bench = bench
-        self.period = period
-        self.enabled = isinstance(bench.clock, ScaledClock | RealClock)
-        self._last = -math.inf  # simulated time of the last reply with this reading
-
-    def due(self) -> bool:
-        """After a reply with this reading (``bench.lock`` held): True if a new one was solved now."""
-        bench = self.bench
-        if not self.enabled:
-            return False
-        now = bench.now()
-        gap, self._last = now - self._last, now
-        return gap < self.period and bench.refresh(self.period - gap)
 
 
 def nr1s(value: int) -> str:

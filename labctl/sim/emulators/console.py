@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from labctl.sim.emulators import emulator
-from labctl.sim.emulators.base import LineInstrument, Lookahead
+from labctl.sim.emulators.base import LineInstrument
 from labctl.sim.physics import constants as K
 from labctl.sim.physics.link import ber_from_q, poisson
 
@@ -36,8 +36,6 @@ class AccelConsole(LineInstrument):
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
         self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
-        self._asked: list[str] | None = None  # the arguments of the last sensors reply, for idle()
-        self._ahead = Lookahead(self.bench, TELEMETRY_PERIOD)
         if self._on_step not in self.bench.lane_listeners:
             self.bench.lane_listeners.append(self._on_step)
 
@@ -79,23 +77,11 @@ class AccelConsole(LineInstrument):
 
     def _telemetry(self, args: list[str]) -> str:
         """``sensors``: the last sampling of the board's sensors (see :data:`TELEMETRY_PERIOD`)."""
-        self.bench.refresh(TELEMETRY_PERIOD)
-        self._asked = args
-        return self._sample(args)
-
-    def _sample(self, args: list[str]) -> str:
-        if self._sampled[0] != self.bench.solves:
-            self._sampled = (self.bench.solves, "\n".join([*self.cmd_sensors(args), "OK"]))
+        bench = self.bench
+        bench.refresh(TELEMETRY_PERIOD)
+        if self._sampled[0] != bench.solves:
+            self._sampled = (bench.solves, "\n".join([*self.cmd_sensors(args), "OK"]))
         return self._sampled[1]
-
-    def idle(self) -> None:
-        """A reply went out (the pty host calls this): the controller's next sampling, if the
-        client asking again would find this one older than the period (:class:`Lookahead`)."""
-        asked, self._asked = self._asked, None
-        if asked is not None:
-            with self.lock, self.bench.lock:
-                if self._ahead.due():
-                    self._sample(asked)
 
     # -- commands -----------------------------------------------------------------------
     def cmd_idn(self, args: list[str]) -> list[str]:
@@ -178,8 +164,6 @@ class AccelConsole(LineInstrument):
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
         self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
-        self._asked: list[str] | None = None  # the arguments of the last sensors reply, for idle()
-        self._ahead = Lookahead(self.bench, TELEMETRY_PERIOD)
         self.checking = True
         return []
 
@@ -226,8 +210,6 @@ class AccelConsole(LineInstrument):
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
         self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
-        self._asked: list[str] | None = None  # the arguments of the last sensors reply, for idle()
-        self._ahead = Lookahead(self.bench, TELEMETRY_PERIOD)
         return []
 
 

@@ -10,7 +10,7 @@ constant current (CH1 from the board's draw, CH2/CH3 from their load resistors).
 from __future__ import annotations
 
 from labctl.sim.emulators import emulator
-from labctl.sim.emulators.base import BenchInstrument, Lookahead
+from labctl.sim.emulators.base import BenchInstrument
 from labctl.sim.physics.bench import Bench
 from labctl.sim.physics.supply import PsuChannel
 from labctl.sim.scpi import Call, ScpiError, scpi
@@ -38,8 +38,6 @@ class E36312A(BenchInstrument):
         self.selected = 1
         self._judged = -1  # Bench.solves when the outputs were last judged for OVP/OCP trips
         self._readings: dict[tuple[str, str], tuple[int, str]] = {}  # (V|I|P, unit) -> (Bench.solves, reply)
-        self._asked: tuple[Call, str] | None = None  # the reading of the last reply, for idle()
-        self._ahead = Lookahead(self.bench, READBACK_PERIOD)
         for n in (2, 3):  # fixture option `ch2_load_ohms: 10` wires a resistor to CH2
             ohms = self.options_cfg.get(f"ch{n}_load_ohms")
             if ohms is not None:
@@ -264,38 +262,24 @@ class E36312A(BenchInstrument):
         bench = self.bench
         with bench.lock:
             bench.refresh(READBACK_PERIOD)
-            self._asked = call, kind
-            return self._reading(call, kind)
-
-    def idle(self) -> None:
-        """A reply went out (the TCP server calls this): the next conversion of the reading in
-        it, if the client asking again would find this one older than the period (:class:`Lookahead`)."""
-        asked, self._asked = self._asked, None
-        if asked is not None:
-            with self.lock, self.bench.lock:
-                if self._ahead.due():
-                    self._reading(*asked)
-
-    def _reading(self, call: Call, kind: str) -> str:
-        bench = self.bench
-        if bench.solves != self._judged:
-            self._judge_trips(bench)
-        key = (kind, call.unit.raw)
-        found = self._readings.get(key)
-        if found is not None and found[0] == bench.solves:
-            return found[1]
-        chans = self._channels(call)
-        gauss = bench.rng.gauss
-        if kind == "V":
-            text = ",".join([nr3(c.v_out + gauss(0.0, V_NOISE if c.sourcing else V_NOISE / 10)) for c in chans])
-        elif kind == "I":
-            text = ",".join([nr3(c.i_out + gauss(0.0, I_NOISE)) for c in chans])
-        else:
-            text = ",".join([nr3(c.v_out * c.i_out) for c in chans])
-        if len(self._readings) >= 64:
-            self._readings.clear()
-        self._readings[key] = (bench.solves, text)
-        return text
+            if bench.solves != self._judged:
+                self._judge_trips(bench)
+            key = (kind, call.unit.raw)
+            found = self._readings.get(key)
+            if found is not None and found[0] == bench.solves:
+                return found[1]
+            chans = self._channels(call)
+            gauss = bench.rng.gauss
+            if kind == "V":
+                text = ",".join([nr3(c.v_out + gauss(0.0, V_NOISE if c.sourcing else V_NOISE / 10)) for c in chans])
+            elif kind == "I":
+                text = ",".join([nr3(c.i_out + gauss(0.0, I_NOISE)) for c in chans])
+            else:
+                text = ",".join([nr3(c.v_out * c.i_out) for c in chans])
+            if len(self._readings) >= 64:
+                self._readings.clear()
+            self._readings[key] = (bench.solves, text)
+            return text
 
     @scpi("OUTPut:PAIR")
     def pair(self, call: Call) -> None:

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from labctl.clock import ManualClock, ScaledClock
+from labctl.clock import ManualClock
 from labctl.fixture import load_fixture
-from labctl.sim.emulators.console import TELEMETRY_PERIOD
 from labctl.sim.emulators.e36312a import READBACK_PERIOD
 from labctl.sim.lab import SimulatedLab
 from labctl.sim.testing import isolated_fixture
@@ -134,53 +133,3 @@ def test_the_console_sensors_follow_the_board_like_the_readback(lab):
     clock.advance(TELEMETRY_PERIOD * 1.5)
     sensors(lab)
     assert lab.bench.solves == solves + 1  # one period later: a new sampling
-
-
-class _SteppedScaledClock(ScaledClock):
-    """A running clock (as served) whose time the test sets."""
-
-    def __init__(self) -> None:
-        super().__init__(60)
-        self.now = 0.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-
-@pytest.mark.parametrize("role, ask, period", [("psu", "MEAS:CURR? (@1)", READBACK_PERIOD),
-                                               ("dut", "sensors", TELEMETRY_PERIOD)])
-def test_a_served_reading_is_converted_after_the_reply_when_the_next_question_would_find_it_old(
-        tmp_path, role, ask, period):
-    """The transports call ``idle()`` after each reply: a client asking every 0.6 period finds a
-    conversion made after its previous reply (never older than the period), none at its question."""
-    clock = _SteppedScaledClock()
-    lab = SimulatedLab(load_fixture(isolated_fixture(tmp_path)), clock=clock)
-    inst, bench = lab.instrument(role), lab.bench
-    inst.process(ask)
-    inst.idle()
-    made_at_question = made_after_reply = 0
-    for _ in range(10):
-        clock.now += period * 0.6
-        solves = bench.solves
-        inst.process(ask)
-        made_at_question += bench.solves - solves
-        solves = bench.solves
-        inst.idle()
-        made_after_reply += bench.solves - solves
-        assert clock.now - bench._solved_at < period
-    assert made_at_question == 0 and made_after_reply == 10
-    solves = bench.solves
-    inst.idle()  # no reading since the last idle(): nothing to do
-    assert bench.solves == solves
-
-
-def test_with_a_manual_clock_readings_are_made_at_the_question_only(lab):
-    lab, clock = lab
-    psu = lab.instrument("psu")
-    psu.process("MEAS:CURR? (@1)")
-    for _ in range(5):
-        clock.advance(READBACK_PERIOD * 0.6)
-        psu.process("MEAS:CURR? (@1)")
-        solves = lab.bench.solves
-        psu.idle()
-        assert lab.bench.solves == solves
