@@ -133,17 +133,20 @@ class Transport(ABC):
     def read_until(self, done: Callable[[str], Any], max_lines: int, deadline: float) -> list[str]:
         """Read reply lines up to the first for which ``done`` is true (that one included), at
         most ``max_lines``, none after the ``time.monotonic()`` ``deadline``: the rest of a
-        console's multi-line reply. Each line is logged as :meth:`read` logs it; the lock and
-        the error handling are taken once for them all."""
+        console's multi-line reply. Each line is logged as :meth:`read` logs it (together, one
+        timestamp); the lock and the error handling are taken once for them all."""
         lines: list[str] = []
 
         def more() -> list[str]:
-            while len(lines) < max_lines and time.monotonic() <= deadline:
-                line = self._read()
-                self._log("reply", line)
-                lines.append(line)
-                if done(line):
-                    break
+            try:
+                while len(lines) < max_lines and time.monotonic() <= deadline:
+                    line = self._read()
+                    lines.append(line)
+                    if done(line):
+                        break
+            finally:  # (logged before a timeout or a lost link is, as line by line)
+                if self.session_log is not None:
+                    self.session_log.record_lines(self.name, self.resource, "reply", lines)
             return lines
 
         with self._lock:

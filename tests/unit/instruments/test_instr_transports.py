@@ -223,3 +223,15 @@ def test_read_until_stops_at_max_lines_and_at_the_deadline():
     assert t.read_until(lambda line: False, 9, 0.0) == []  # deadline passed: nothing more is read
     with pytest.raises(InstrumentTimeout):
         ProtocolTransport([(None, TimeoutError)], name="dut").read_until(lambda line: False, 3, float("inf"))
+
+
+def test_record_lines_keeps_them_like_records_in_order_and_in_the_file(tmp_path):
+    log = SessionLog(tmp_path / "s.jsonl", max_records=4)
+    log.record("dut", "/dev/x", "query", "sensors")
+    log.record_lines("dut", "/dev/x", "reply", ["a 1", "b 2", "OK"])
+    log.record_lines("dut", "/dev/x", "reply", [])
+    assert [(r["kind"], r["text"]) for r in log.records] == [("query", "sensors"), ("reply", "a 1"), ("reply", "b 2"),
+                                                            ("reply", "OK")]
+    assert log.total == 4 and set(log.records[1]) == {"t", "instrument", "resource", "kind", "text"}
+    log.close()
+    assert (tmp_path / "s.jsonl").read_text().count("\n") == 4
