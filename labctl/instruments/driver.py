@@ -122,26 +122,28 @@ class ProfileDriver:
         spec = self.profile.transport
         budget = spec.reply_budget or 3 * self.transport.timeout
         deadline = time.monotonic() + budget
-        lines: list[str] = []
         line = self.transport.query(command)
         if spec.echo and line.strip() == command.strip():
             line = self.transport.read()
-        for _ in range(spec.max_reply_lines):
-            if self._reply_end.search(line):
-                err = self._reply_error.search(line) if self._reply_error else None
-                if err:
-                    message = err.group(1) if err.groups() else line
-                    raise InstrumentCommandError(f"instrument refused the command: {message.strip()}",
-                                                 instrument=self.name, resource=self.transport.resource,
-                                                 command=command, reply="\n".join([*lines, line]))
-                return "\n".join(lines)
+        end = self._reply_end.search
+        lines = [line]
+        if not end(line):
+            lines += self.transport.read_until(end, spec.max_reply_lines - 1, deadline)
+        line = lines.pop()
+        if not end(line):
             lines.append(line)
-            if time.monotonic() > deadline:
-                raise InstrumentTimeout(f"reply did not end within {budget:g} s ({len(lines)} lines so far)",
-                                        instrument=self.name, resource=self.transport.resource, command=command)
-            line = self.transport.read()
-        raise InstrumentReplyError(f"no end line after {spec.max_reply_lines} lines", instrument=self.name,
-                                   resource=self.transport.resource, command=command)
+            if len(lines) >= spec.max_reply_lines:
+                raise InstrumentReplyError(f"no end line after {spec.max_reply_lines} lines", instrument=self.name,
+                                           resource=self.transport.resource, command=command)
+            raise InstrumentTimeout(f"reply did not end within {budget:g} s ({len(lines)} lines so far)",
+                                    instrument=self.name, resource=self.transport.resource, command=command)
+        err = self._reply_error.search(line) if self._reply_error else None
+        if err:
+            message = err.group(1) if err.groups() else line
+            raise InstrumentCommandError(f"instrument refused the command: {message.strip()}",
+                                         instrument=self.name, resource=self.transport.resource,
+                                         command=command, reply="\n".join([*lines, line]))
+        return "\n".join(lines)
 
     # ---------------------------------------------------------------- channels
     def channel(self, channel: str | int | None) -> str:

@@ -54,15 +54,26 @@ class SessionLog:
             rec["elapsed_s"] = elapsed_s
         if extra:
             rec.update(extra)
+        self._keep([rec])
+        return rec
+
+    def record_lines(self, instrument: str, resource: str, kind: str, texts: list[str]) -> None:
+        """:meth:`record` of each of ``texts`` (lines read together: one timestamp, one lock)."""
+        if not texts:
+            return
+        t = self._time()
+        self._keep([{"t": t, "instrument": instrument, "resource": resource, "kind": kind, "text": text}
+                    for text in texts])
+
+    def _keep(self, recs: list[dict[str, Any]]) -> None:
         with self._lock:
-            self.records.append(rec)
-            self.total += 1
+            self.records.extend(recs)
+            self.total += len(recs)
             if self._max is not None and len(self.records) > self._max + self._max // 4:
                 del self.records[: len(self.records) - self._max]  # in chunks: amortised O(1)
             if self._file is not None:
-                self._file.write(json.dumps(rec, default=str) + "\n")
+                self._file.write("".join(json.dumps(rec, default=str) + "\n" for rec in recs))
                 self._file.flush()
-        return rec
 
     def since(self, index: int) -> tuple[list[dict[str, Any]], int]:
         """``(records, next_index)``: the records from the ``index``-th ever kept on (those

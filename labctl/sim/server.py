@@ -62,26 +62,24 @@ class TcpEndpoint:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn.settimeout(None)  # blocking: no poll() before every recv; stop() shuts it down
             with self._lock:
+                if self._stop.is_set():  # stop() has shut the others down already
+                    conn.close()
+                    break
                 self._conns.add(conn)
             t = threading.Thread(target=self._serve, args=(conn,), name=f"sim-conn-{self.port}", daemon=True)
             t.start()
             self._threads = [x for x in self._threads if x.is_alive()] + [t]
 
     def _serve(self, conn: socket.socket) -> None:
-        session = LineSession(self.responder, self.gate)
+        """One connection: a blocking recv, the chunk's replies in one sendall, nothing else per
+        line (stop() shuts the connection down, which ends the recv)."""
+        feed = LineSession(self.responder, self.gate).feed
+        recv, sendall = conn.recv, conn.sendall
         try:
-            while not self._stop.is_set():
-                try:
-                    data = conn.recv(4096)
-                except TimeoutError:
-                    continue
-                except OSError:
-                    break
-                if not data:
-                    break
-                out, close = session.feed(data)
+            while data := recv(4096):
+                out, close = feed(data)
                 if out:
-                    conn.sendall(out)
+                    sendall(out)
                 if close:
                     break
         except OSError:

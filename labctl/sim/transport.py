@@ -28,30 +28,26 @@ class LineSession:
 
     def feed(self, data: bytes) -> tuple[bytes, bool]:
         buffer = self.buffer + data if self.buffer else data
-        if b"\r" in buffer:
+        if buffer.find(b"\r") >= 0:  # (find: ``in`` tries the bytes as an int first and formats a TypeError)
             buffer = buffer.replace(b"\r", b"\n")  # CR, LF or CR LF end a line (empty lines are skipped)
         lines = buffer.split(b"\n")
         rest = lines.pop()
         self.buffer = rest if len(rest) <= self.max_line else b""  # a runaway line without terminator is dropped
         if self.gate.faults:  # (FaultGate.armed, read here without a call: this is every line's path)
             return self._feed_gated(lines)
+        if len(lines) == 1:  # one line, the usual exchange: no list of replies to join
+            line = lines[0].decode("latin-1").strip()
+            reply = self._respond(line) if line else None
+            return (b"", False) if reply is None else ((reply + "\n").encode("latin-1", "replace"), False)
         replies = []
-        process = self.responder.process
         for raw in lines:
             line = raw.decode("latin-1").strip()
-            if not line:
-                continue
-            try:
-                reply = process(line)
-            except Exception:  # never let an emulator bug kill the transport
-                log.exception("responder failed on %r", line)
-                continue
-            if reply is not None:
+            if line and (reply := self._respond(line)) is not None:
                 replies.append(reply)
         if not replies:
             return b"", False
         replies.append("")  # each reply ends with a newline
-        return "\n".join(replies).encode("latin-1", errors="replace"), False
+        return "\n".join(replies).encode("latin-1", "replace"), False
 
     def _respond(self, line: str) -> str | None:
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout
@@ -135,6 +136,29 @@ class Transport(ABC):
             reply = self._guard("<read>", self._read, replay=False)
             self._log("reply", reply)
             return reply
+
+    def read_until(self, done: Callable[[str], Any], max_lines: int, deadline: float) -> list[str]:
+        """Read reply lines up to the first for which ``done`` is true (that one included), at
+        most ``max_lines``, none after the ``time.monotonic()`` ``deadline``: the rest of a
+        console's multi-line reply. Each line is logged as :meth:`read` logs it (together, one
+        timestamp); the lock and the error handling are taken once for them all."""
+        lines: list[str] = []
+
+        def more() -> list[str]:
+            try:
+                while len(lines) < max_lines and time.monotonic() <= deadline:
+                    line = self._read()
+                    lines.append(line)
+                    if done(line):
+                        break
+            finally:  # (logged before a timeout or a lost link is, as line by line)
+                if self.session_log is not None:
+                    self.session_log.record_lines(self.name, self.resource, "reply", lines)
+            return lines
+
+        with self._lock:
+            self._ensure_open("<read>")
+            return self._guard("<read>", more, replay=False)
 
     def pending(self) -> bool:
         """True when reply bytes are already waiting (an extra line after an answer)."""

@@ -68,19 +68,27 @@ class SerialTransport(Transport):
     def _write(self, command: str) -> None:
         import serial
 
+        data = (command + self.write_termination).encode()
+        port = self._port
+        fd = getattr(port, "fd", None)
         try:  # no flush (tcdrain): a query waits for its answer anyway, and closing a tty drains it
-            self._port.write((command + self.write_termination).encode())
+            if isinstance(fd, int):  # a local tty: one write (pyserial's adds a select and a timer per call)
+                try:
+                    n = os.write(fd, data)
+                except BlockingIOError:
+                    n = 0
+                data = data[n:]
+            if data:  # the rest (a full output buffer), with pyserial's write timeout
+                port.write(data)
         except serial.SerialTimeoutException as err:
             raise TimeoutError(str(err)) from None
         except (serial.SerialException, OSError, _TtyError) as err:
             raise ConnectionError(_reason(err)) from None
 
     def _read(self) -> str:
-        import serial
-
         term = self.read_termination.encode() or b"\n"
         buf = self._rx
-        deadline = time.monotonic() + self.timeout
+        deadline = 0.0  # set when the first wait starts (a line already received needs no clock)
         fd = getattr(self._port, "fd", None)  # a local tty (pyserial's posix port): read it directly
         try:
             while True:
@@ -89,6 +97,8 @@ class SerialTransport(Transport):
                     line = bytes(buf[:end])
                     del buf[: end + len(term)]
                     return line.decode(errors="replace").rstrip("\r")
+                if not deadline:
+                    deadline = time.monotonic() + self.timeout
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
@@ -100,7 +110,7 @@ class SerialTransport(Transport):
                         buf += chunk
                 else:  # what is waiting, at once (pyserial's read_until asks for one byte at a time)
                     buf += self._port.read(max(1, self._port.in_waiting))
-        except (serial.SerialException, OSError, _TtyError) as err:
+        except _port_errors() as err:
             raise ConnectionError(_reason(err)) from None
         partial = bytes(buf)
         buf.clear()
@@ -123,6 +133,14 @@ class SerialTransport(Transport):
                 self._port.reset_input_buffer()
             except (serial.SerialException, OSError, _TtyError) as err:
                 raise ConnectionError(_reason(err)) from None
+
+
+def _port_errors() -> tuple[type[BaseException], ...]:
+    """What a failing port raises (pyserial is imported by then: the port was opened with it;
+    a function's own ``import serial`` costs more than reading a buffered line)."""
+    import serial
+
+    return serial.SerialException, OSError, _TtyError
 
 
 def _reason(err: BaseException) -> str:

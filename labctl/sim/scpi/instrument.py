@@ -34,6 +34,7 @@ class Plan(NamedTuple):
 
     steps: list[tuple[Unit, Callable[[], str | None]]]
     changes: bool
+    single: Callable[[], str | None] | None = None  # the message is one query: what answers it
 
 
 class ScpiInstrument:
@@ -104,6 +105,12 @@ class ScpiInstrument:
                 if len(self._plans) >= MAX_PLANS:
                     self._plans.clear()  # a client sending ever new lines (values in them) starts afresh
                 self._plans[line] = plan
+            if plan.single is not None and not self.error_rules:  # one query (the usual poll): its reply
+                try:
+                    return plan.single()
+                except Exception as exc:
+                    self._failed(plan.steps[0][0], exc)
+                    return None
             replies: list[str] = []
             try:
                 for unit, run in plan.steps:
@@ -111,14 +118,9 @@ class ScpiInstrument:
                         if self.error_rules:
                             self._apply_error_rules(unit)
                         reply = run()
-                    except ScpiError as err:
-                        self.push_error(err.code, err.text)
-                        if err.code > -200 and err.code <= -100:
+                    except Exception as exc:
+                        if self._failed(unit, exc):
                             break  # a command error discards the rest of the message
-                        continue
-                    except Exception as exc:  # an emulator bug must not kill the server
-                        log.exception("emulator %s failed on %r", self.model, unit.raw)
-                        self.push_error(-200, f"Execution error; {type(exc).__name__}")
                         continue
                     if unit.query and reply is not None:
                         replies.append(reply)
@@ -126,6 +128,16 @@ class ScpiInstrument:
                 if plan.changes:
                     self.changed()
             return ";".join(replies) if replies else None
+
+    def _failed(self, unit: Unit, exc: Exception) -> bool:
+        """A unit raised: its error in the queue (an emulator bug is an execution error, logged,
+        and must not kill the server). True for a command error (-1xx)."""
+        if isinstance(exc, ScpiError):
+            self.push_error(exc.code, exc.text)
+            return -200 < exc.code <= -100
+        log.error("emulator %s failed on %r", self.model, unit.raw, exc_info=exc)
+        self.push_error(-200, f"Execution error; {type(exc).__name__}")
+        return False
 
     def changed(self) -> None:
         """A message with a setting in it was executed (hook: bench-backed emulators tell the bench)."""
@@ -136,7 +148,9 @@ class ScpiInstrument:
         the units before it still execute). A line is parsed and resolved once; the same line
         again (a client polls the same few queries) is only executed."""
         units = parse_message(line)
-        return Plan([(unit, self._dispatcher(unit)) for unit in units], any(not u.query for u in units))
+        steps = [(unit, self._dispatcher(unit)) for unit in units]
+        single = steps[0][1] if len(units) == 1 and units[0].query else None
+        return Plan(steps, any(not u.query for u in units), single)
 
     def _dispatcher(self, unit: Unit) -> Callable[[], str | None]:
         try:

@@ -463,3 +463,17 @@ def test_a_failed_safe_state_command_whose_state_reads_back_right_is_confirmed()
     with expected_protocol("keysight-e36312a", pairs) as psu:
         done = psu.safe_state()
     assert "but the read-back confirms the state" in " ".join(done)
+
+
+def test_console_reply_without_end_line_is_an_error_naming_the_count():
+    from labctl.errors import InstrumentTimeout
+
+    pairs = [("load", "load 40 %"), (None, TimeoutError)]
+    with expected_protocol("accel-console", pairs) as dut:
+        with pytest.raises(InstrumentTimeout):
+            dut.load()
+    many = [("id", "serial SIM-GOLD-0001")] + [(None, "more")] * 199
+    with expected_protocol("accel-console", many) as dut:
+        dut.driver.transport.reconnect_attempts = 0
+        with pytest.raises(InstrumentReplyError, match="no end line after 200 lines"):
+            dut.identify()

@@ -207,3 +207,31 @@ def test_visa_resource_manager_closed_by_someone_else_is_replaced():
     pyvisa.ResourceManager("@py").close()  # e.g. a user script or a third-party driver
     again = resource_manager("@py")
     assert again.session is not None  # a closed manager would raise InvalidSession here
+
+
+def test_read_until_stops_at_the_end_line_and_logs_each_line():
+    log = SessionLog()
+    t = ProtocolTransport([(None, "a 1"), (None, "b 2"), (None, "OK"), (None, "later")], session_log=log)
+    assert t.read_until(lambda line: line == "OK", 10, float("inf")) == ["a 1", "b 2", "OK"]
+    assert [r["text"] for r in log.records if r["kind"] == "reply"] == ["a 1", "b 2", "OK"]
+    assert t.read() == "later"  # what follows the end line stays for the next read
+
+
+def test_read_until_stops_at_max_lines_and_at_the_deadline():
+    t = ProtocolTransport([(None, "x")] * 5)
+    assert t.read_until(lambda line: False, 2, float("inf")) == ["x", "x"]
+    assert t.read_until(lambda line: False, 9, 0.0) == []  # deadline passed: nothing more is read
+    with pytest.raises(InstrumentTimeout):
+        ProtocolTransport([(None, TimeoutError)], name="dut").read_until(lambda line: False, 3, float("inf"))
+
+
+def test_record_lines_keeps_them_like_records_in_order_and_in_the_file(tmp_path):
+    log = SessionLog(tmp_path / "s.jsonl", max_records=4)
+    log.record("dut", "/dev/x", "query", "sensors")
+    log.record_lines("dut", "/dev/x", "reply", ["a 1", "b 2", "OK"])
+    log.record_lines("dut", "/dev/x", "reply", [])
+    assert [(r["kind"], r["text"]) for r in log.records] == [("query", "sensors"), ("reply", "a 1"), ("reply", "b 2"),
+                                                            ("reply", "OK")]
+    assert log.total == 4 and set(log.records[1]) == {"t", "instrument", "resource", "kind", "text"}
+    log.close()
+    assert (tmp_path / "s.jsonl").read_text().count("\n") == 4
