@@ -79,13 +79,17 @@ class LineBudget:
 _QUIET = (ev.StepOutcome.PASS, ev.StepOutcome.SKIPPED)
 
 
+_LOUD_VERDICTS = frozenset((ev.Verdict.FAIL, ev.Verdict.MARGINAL))
+
+
 def _noteworthy(event: ev.Event) -> bool:
     """What always prints, even when the step passes and lines are scarce."""
-    if isinstance(event, ev.MeasurementRecorded):
-        return event.verdict in (ev.Verdict.FAIL, ev.Verdict.MARGINAL)
-    if isinstance(event, ev.LogMessage):
-        return event.level in ("warning", "error")
-    return isinstance(event, ev.InstrumentErrorReported)
+    cls = event.__class__  # (events are never subclassed; this runs for every measurement)
+    if cls is ev.MeasurementRecorded:
+        return event.verdict in _LOUD_VERDICTS  # type: ignore[attr-defined]
+    if cls is ev.LogMessage:
+        return event.level in ("warning", "error")  # type: ignore[attr-defined]
+    return cls is ev.InstrumentErrorReported
 
 
 class _Held:
