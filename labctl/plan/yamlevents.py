@@ -117,9 +117,8 @@ class _Reader:
             return self.resolve(ScalarNode, event.value, event.implicit)
         return tag
 
-    def scalar(self, event: Any, path: tuple[Any, ...]) -> Any:
-        mark = event.start_mark
-        self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, event.style in _QUOTES))
+    def typed(self, event: Any) -> Any:
+        """The value of a scalar that may be other than text (its position is already kept)."""
         tag = self.tag(event)
         if tag == _STR:
             return event.value
@@ -128,14 +127,30 @@ class _Reader:
             value = fast(event.value)
             if value is not _SLOW:
                 return value
-        return self.builder.scalar(ScalarNode(tag, event.value, mark, event.end_mark, event.style))[1]
+        return self.builder.scalar(ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))[1]
+
+    def key(self, event: Any) -> Any:
+        """The key a scalar that may be other than text makes (as the long way makes it)."""
+        tag = self.tag(event)
+        if tag == _STR:
+            return event.value
+        if tag in _SPECIAL_KEYS:
+            raise _GiveUp
+        ok, key = self.builder.scalar(ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+        if not ok:
+            raise _GiveUp
+        if not isinstance(key, str | int | float | bool) or key is None:
+            key = str(key)
+        return key
 
     def node(self, event: Any, path: tuple[Any, ...]) -> Any:
         if event.anchor is not None or event.__class__ not in (_SCALAR, _MAPPING_START, _SEQUENCE_START):
             raise _GiveUp  # an anchor or an alias
         self.count(event)
+        mark = event.start_mark
         if event.__class__ is _SCALAR:
-            return self.scalar(event, path)
+            self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, event.style in _QUOTES))
+            return self.typed(event)
         if self.depth >= self.limits.max_depth:
             raise yamlguard.too_deep(event, self.file, self.limits.max_depth, self.builder.error_cls)
         tag = event.tag
@@ -144,7 +159,6 @@ class _Reader:
             tag = self.resolve(kind, None, event.implicit)
         if tag not in (_MAP_TAGS if kind is MappingNode else _SEQ_TAGS):
             raise _GiveUp  # refused where the long way words it
-        mark = event.start_mark
         self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, False))
         self.depth += 1
         out = self.mapping(path) if kind is MappingNode else self.sequence(path)
@@ -158,46 +172,44 @@ class _Reader:
             event = get()
             if event.__class__ is _SEQUENCE_END:
                 return out
-            item = (*path, len(out))
-            if event.__class__ is _SCALAR and event.anchor is None:
-                self.count(event)
-                out.append(self.scalar(event, item))
-            else:
-                out.append(self.node(event, item))
+            out.append(self.node(event, (*path, len(out))))
 
     def mapping(self, path: tuple[Any, ...]) -> dict[Any, Any]:
+        """The hot loop: keys and scalar values that are plain text are read inline."""
         get = self.get
         file = self.file
         keys = self.keys
+        values = self.values
+        first = self.first_chars
+        max_nodes = self.max_nodes
         out: dict[Any, Any] = {}
         while True:
             k = get()
-            if k.__class__ is not _SCALAR:
+            if k.__class__ is not _SCALAR or k.anchor is not None:
                 if k.__class__ is _MAPPING_END:
                     return out
-                raise _GiveUp  # a list or mapping as a key
-            if k.anchor is not None:
-                raise _GiveUp
-            self.count(k)
-            tag = self.tag(k)
-            if tag == _STR:
-                key = k.value
-            else:
-                if tag in _SPECIAL_KEYS:
-                    raise _GiveUp
-                ok, key = self.builder.scalar(ScalarNode(tag, k.value, k.start_mark, k.end_mark, k.style))
-                if not ok:
-                    raise _GiveUp
-                if not isinstance(key, str | int | float | bool) or key is None:
-                    key = str(key)
+                raise _GiveUp  # a list, mapping, anchor or alias as a key
+            self.nodes += 1
+            if self.nodes > max_nodes:
+                raise yamlguard.too_many(k, file, max_nodes, self.builder.error_cls)
+            key = k.value
+            if k.tag is not None or k.implicit[0] and (not key or key[0] in first):
+                key = self.key(k)
             if key in out:
                 raise _GiveUp  # a duplicate key: the long way words it
             kpath = (*path, key)
             mark = k.start_mark
             keys[kpath] = _new_pos(Pos, (file, mark.line + 1, mark.column + 1, k.style in _QUOTES))
             v = get()
-            if v.__class__ is _SCALAR and v.anchor is None:
-                self.count(v)
-                out[key] = self.scalar(v, kpath)
-            else:
+            if v.__class__ is not _SCALAR or v.anchor is not None:
                 out[key] = self.node(v, kpath)
+                continue
+            self.nodes += 1
+            if self.nodes > max_nodes:
+                raise yamlguard.too_many(v, file, max_nodes, self.builder.error_cls)
+            mark = v.start_mark
+            values[kpath] = _new_pos(Pos, (file, mark.line + 1, mark.column + 1, v.style in _QUOTES))
+            value = v.value
+            if v.tag is not None or v.implicit[0] and (not value or value[0] in first):
+                value = self.typed(v)
+            out[key] = value
