@@ -15,13 +15,22 @@ from collections.abc import Iterator
 
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
-    """Disable automatic collection inside the block; restore it (if it was on) afterwards."""
+    """Disable automatic collection inside the block; restore it (if it was on) afterwards.
+
+    What the block built and kept (the loaded plan) is long-lived: it goes straight to the
+    oldest generation (``gc.freeze`` then ``gc.unfreeze``, two list splices), where a young
+    collection would otherwise walk all of it at the first allocation after the block, and
+    again one generation up. Nothing is left frozen; when something else holds objects frozen
+    (a run under :func:`gc_settled`), the young generation is left as it is."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
