@@ -151,15 +151,15 @@ class LoadedPlan:
     def _resolve_args(self, step: Step, corner: Corner | None) -> Any:
         from labctl.checks.registry import get_check
 
-        spec = get_check(step.check)
-        path = (*self.step_path(step), "args")
-        if spec is None:
-            raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
         plain = _plain_key(step.args)  # no ${…} in it: the same args validate the same everywhere
         if plain is not None:
             known = self._args_seen.get((step.check, plain))
             if known is not None:
                 return known
+        spec = get_check(step.check)
+        path = (*self.step_path(step), "args")
+        if spec is None:
+            raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
         env = self.env(corner)
         errors: list[LabctlError] = []
         args: dict[str, Any] = {}
@@ -491,9 +491,14 @@ def _plain_key(value: Any) -> Any:
     if isinstance(value, dict):
         items = []
         for k, v in value.items():
-            key = _plain_key(v)
-            if key is None:
-                return None
+            if v.__class__ is str:  # the common case, inline
+                if "${" in v:
+                    return None
+                key: Any = ("str", v)
+            else:
+                key = _plain_key(v)
+                if key is None:
+                    return None
             items.append((k, key))
         return ("map", tuple(items))
     if isinstance(value, list):
@@ -524,15 +529,17 @@ def _written_limits(step: Step) -> Any:
     holds a ``${…}`` or an unhashable value."""
     out = []
     for name, limit in step.limits.items():
+        fields = limit.__dict__
         parts = []
         for f in _LIMIT_FIELDS:
-            v = getattr(limit, f)
-            if _templated(v):
-                return None
-            try:
-                hash(v)
-            except TypeError:
+            v = fields[f]
+            if v is not None and v.__class__ is not Quantity and _templated(v):
                 return None
             parts.append((type(v), v))
         out.append((name, tuple(parts)))
-    return tuple(out)
+    written = tuple(out)
+    try:
+        hash(written)
+    except TypeError:
+        return None
+    return written

@@ -523,7 +523,7 @@ class _Context(StationChecks):
                 for c in corners:
                     if self._collect(loaded.should_run, step, c) is None:
                         break
-            timeout = self._collect(loaded.resolve_timeout, step, corners[0])
+            timeout = self._collect(loaded.resolve_timeout, step, corners[0]) if step.timeout is not None else None
             spec = get_check(step.check)
             if spec is None:
                 close = suggest(step.check, all_checks())

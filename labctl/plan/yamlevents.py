@@ -81,6 +81,9 @@ class _Reader:
         self.nodes = 0
         self.depth = 0
         self.plain_tags: dict[str, str] = {}  # plain scalar -> its tag (a plan repeats its words)
+        # what the resolver gives an untagged list or mapping (unless it resolves by path)
+        self.collection_tags = None if loader.yaml_path_resolvers else {
+            MappingNode: loader.DEFAULT_MAPPING_TAG, SequenceNode: loader.DEFAULT_SEQUENCE_TAG}
 
     def document(self) -> tuple[Any, SourceMap, list[LabctlError]]:
         get = self.get
@@ -156,7 +159,7 @@ class _Reader:
         tag = event.tag
         kind = MappingNode if event.__class__ is _MAPPING_START else SequenceNode
         if tag is None or tag == "!":
-            tag = self.resolve(kind, None, event.implicit)
+            tag = self.collection_tags[kind] if self.collection_tags else self.resolve(kind, None, event.implicit)
         if tag not in (_MAP_TAGS if kind is MappingNode else _SEQ_TAGS):
             raise _GiveUp  # refused where the long way words it
         self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, False))
