@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from labctl.errors import ExpressionError, LabctlError, PlanError, UnitError, ValidationErrors
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.limits import ResolvedLimit, resolve
-from labctl.plan.model import Expr, Limit, Plan, Step
+from labctl.plan.model import Expr, Limit, Plan, Step, plain_key
 from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
 from labctl.units import DIMENSIONS, Quantity, describe_dimension, parse_duration, parse_quantity
 
@@ -151,7 +151,7 @@ class LoadedPlan:
     def _resolve_args(self, step: Step, corner: Corner | None) -> Any:
         from labctl.checks.registry import get_check
 
-        plain = _plain_key(step.args)  # no ${…} in it: the same args validate the same everywhere
+        plain = plain_key(step.args)  # no ${…} in it: the same args validate the same everywhere
         if plain is not None:
             known = self._args_seen.get((step.check, plain))
             if known is not None:
@@ -483,37 +483,6 @@ def corners_product(axes: dict[str, list[Any]], order: list[str]) -> list[Corner
     for i, combo in enumerate(itertools.product(*(axes[n] for n in names))):
         out.append(Corner(i, dict(zip(names, combo, strict=True))))
     return out
-
-
-def _plain_key(value: Any) -> Any:
-    """A hashable copy of plain YAML data (with each value's type, so ``1`` is not ``true``
-    nor ``1.0``), or None when it holds a ``${…}`` or anything else."""
-    if isinstance(value, dict):
-        items = []
-        for k, v in value.items():
-            if v.__class__ is str:  # the common case, inline
-                if "${" in v:
-                    return None
-                key: Any = ("str", v)
-            else:
-                key = _plain_key(v)
-                if key is None:
-                    return None
-            items.append((k, key))
-        return ("map", tuple(items))
-    if isinstance(value, list):
-        out = []
-        for v in value:
-            key = _plain_key(v)
-            if key is None:
-                return None
-            out.append(key)
-        return ("list", tuple(out))
-    if isinstance(value, str):
-        return None if "${" in value else ("str", value)
-    if value is None or isinstance(value, bool | int | float):
-        return (type(value).__name__, value)
-    return None
 
 
 _LIMIT_FIELDS = ("min", "max", "nominal", "tol", "marginal", "equals", "regex")
