@@ -84,6 +84,8 @@ class LoadedPlan:
     _args_seen: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
     # resolved limits by (check, id of the args (kept alive in _resolved), limits as written)
     _limits_by_text: dict[tuple[str, int, Any], dict[str, ResolvedLimit]] = field(default_factory=dict, repr=False)
+    # those written-alike keys by ("args" or "limits", id of the step (kept alive by the plan))
+    _step_keys: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -151,7 +153,7 @@ class LoadedPlan:
     def _resolve_args(self, step: Step, corner: Corner | None) -> Any:
         from labctl.checks.registry import get_check
 
-        plain = plain_key(step.args)  # no ${…} in it: the same args validate the same everywhere
+        plain = self._step_key("args", step)  # no ${…}: the same args validate the same everywhere
         if plain is not None:
             known = self._args_seen.get((step.check, plain))
             if known is not None:
@@ -181,6 +183,14 @@ class LoadedPlan:
         if plain is not None:
             self._args_seen[(step.check, plain)] = result
         return result
+
+    def _step_key(self, what: str, step: Step) -> Any:
+        """The written-alike key of a step's ``"args"`` or ``"limits"``, made once per step (not
+        once per corner)."""
+        where = (what, id(step))
+        if where not in self._step_keys:
+            self._step_keys[where] = plain_key(step.args) if what == "args" else _written_limits(step)
+        return self._step_keys[where]
 
     def resolve_timeout(self, step: Step, corner: Corner | None = None) -> float | None:
         if step.timeout is None:
@@ -220,7 +230,7 @@ class LoadedPlan:
         found = self._resolved.get(("limits", *where))
         if found is None:
             # limits written alike (no ${…}) for the same args (shared when written alike) resolve alike
-            written = _written_limits(step)
+            written = self._step_key("limits", step)
             key = (step.check, id(args), written) if written is not None else None
             found = self._limits_by_text.get(key) if key is not None else None
             if found is None:
@@ -336,10 +346,11 @@ class LoadedPlan:
             add("teardown", s, None)
         return out
 
-    def estimate_seconds(self) -> tuple[float, int]:
-        """(known seconds, number of expanded steps whose duration is unknown)."""
+    def estimate_seconds(self, planned: list[PlannedStep] | None = None) -> tuple[float, int]:
+        """(known seconds, number of expanded steps whose duration is unknown) of ``planned``
+        (default: :meth:`expand`)."""
         total, unknown = 0.0, 0
-        for ps in self.expand():
+        for ps in self.expand() if planned is None else planned:
             try:
                 if not self.should_run(ps.step, ps.corner):
                     continue
@@ -371,8 +382,9 @@ class LoadedPlan:
     def summary(self) -> str:
         p = self.plan
         n = len(p.setup) + len(p.steps) + len(p.teardown)
-        expanded = len(self.expand())
-        seconds, unknown = self.estimate_seconds()
+        planned = self.expand()
+        expanded = len(planned)
+        seconds, unknown = self.estimate_seconds(planned)
         if unknown and not seconds:
             est = "duration unknown"
         else:
