@@ -86,6 +86,9 @@ class LoadedPlan:
     _limits_by_text: dict[tuple[str, int, Any], dict[str, ResolvedLimit]] = field(default_factory=dict, repr=False)
     # those written-alike keys by ("args" or "limits", id of the step (kept alive by the plan))
     _step_keys: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
+    # a number per limit as written, and by the id of each Limit object of the plan's steps
+    _written_numbers: dict[Any, int] = field(default_factory=dict, repr=False)
+    _limit_numbers: dict[int, int | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -189,8 +192,24 @@ class LoadedPlan:
         once per corner)."""
         where = (what, id(step))
         if where not in self._step_keys:
-            self._step_keys[where] = plain_key(step.args) if what == "args" else _written_limits(step)
+            self._step_keys[where] = plain_key(step.args) if what == "args" else self._written_limits(step)
         return self._step_keys[where]
+
+    def _written_limits(self, step: Step) -> Any:
+        """The step's limits as written, as a key of small numbers (the same for limits written
+        alike), or None when one holds a ``${…}`` or an unhashable value. Steps written alike
+        share their :class:`Limit` objects (see ``model._shared_limits``): each is read once."""
+        out = []
+        for name, limit in step.limits.items():
+            number = self._limit_numbers.get(id(limit), _UNSEEN)
+            if number is _UNSEEN:
+                written = _written_limit(limit)
+                number = None if written is None else self._written_numbers.setdefault(written, len(self._written_numbers))
+                self._limit_numbers[id(limit)] = number
+            if number is None:
+                return None
+            out.append((name, number))
+        return tuple(out)
 
     def resolve_timeout(self, step: Step, corner: Corner | None = None) -> float | None:
         if step.timeout is None:
@@ -497,6 +516,7 @@ def corners_product(axes: dict[str, list[Any]], order: list[str]) -> list[Corner
     return out
 
 
+_UNSEEN = object()
 _LIMIT_FIELDS = ("min", "max", "nominal", "tol", "marginal", "equals", "regex")
 
 
@@ -505,20 +525,17 @@ def _templated(value: Any) -> bool:
     return isinstance(value, Expr) or isinstance(value, str) and "${" in value
 
 
-def _written_limits(step: Step) -> Any:
-    """The step's limits as written, hashable (each value with its type), or None when one
-    holds a ``${…}`` or an unhashable value."""
-    out = []
-    for name, limit in step.limits.items():
-        fields = limit.__dict__
-        parts = []
-        for f in _LIMIT_FIELDS:
-            v = fields[f]
-            if v is not None and v.__class__ is not Quantity and _templated(v):
-                return None
-            parts.append((type(v), v))
-        out.append((name, tuple(parts)))
-    written = tuple(out)
+def _written_limit(limit: Limit) -> Any:
+    """The limit as written, hashable (each value with its type), or None when a field holds a
+    ``${…}`` or an unhashable value."""
+    fields = limit.__dict__
+    parts = []
+    for f in _LIMIT_FIELDS:
+        v = fields[f]
+        if v is not None and v.__class__ is not Quantity and _templated(v):
+            return None
+        parts.append((type(v), v))
+    written = tuple(parts)
     try:
         hash(written)
     except TypeError:
