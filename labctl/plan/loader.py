@@ -62,8 +62,10 @@ def check_plan(
     path: str | Path, overrides: dict[str, str] | None = None, fixture: Any = None
 ) -> tuple[LoadedPlan | None, list[LabctlError]]:
     """Check a plan completely; returns (the loaded plan or None, every error found)."""
-    with gc_paused():
-        return _check_plan(path, overrides, fixture)
+    with gc_paused() as pause:
+        loaded, errors = _check_plan(path, overrides, fixture)
+        pause.kept = loaded is not None  # a plan without errors: no garbage cycles in what was built
+        return loaded, errors
 
 
 def _check_plan(
@@ -399,8 +401,11 @@ class _Context(StationChecks):
             finally:
                 visiting.pop()
 
-        for n in values:
-            resolve(n)
+        try:
+            for n in values:
+                resolve(n)
+        finally:
+            del resolve  # it refers to itself: a cycle holding this context (and its source map)
         return done
 
     # -- corners ----------------------------------------------------------------------------
