@@ -57,7 +57,10 @@ def read_events(text: str, name: str, error_cls: type[LabctlError], limits: Inpu
     None when the file needs the long way. Raises ``error_cls`` where a limit is crossed."""
     import yaml
 
-    loader = loader_cls(text)
+    try:
+        loader = loader_cls(text)  # PyYAML's own reader checks the characters here
+    except yaml.YAMLError:
+        return None
     try:
         reader = _Reader(loader, _Builder(name, error_cls, limits.max_digits), limits)
         return reader.document()
