@@ -13,15 +13,32 @@ import threading
 from collections.abc import Iterator
 
 
+class Pause:
+    """What a :func:`gc_paused` block says of what it built: ``kept = True`` when it is to
+    stay (a loaded plan, with no garbage cycles among it)."""
+
+    kept = False
+
+
 @contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Disable automatic collection inside the block; restore it (if it was on) afterwards."""
+def gc_paused() -> Iterator[Pause]:
+    """Disable automatic collection inside the block; restore it (if it was on) afterwards.
+
+    When the block sets ``kept`` on what it is given, what it built is long-lived and goes
+    straight to the oldest generation (``gc.freeze`` then ``gc.unfreeze``, two list splices):
+    a young collection would otherwise walk all of it at the first allocation after the block,
+    and again one generation up. Nothing is left frozen; when something else holds objects
+    frozen (a run under :func:`gc_settled`), the young generation is left as it is."""
     was_enabled = gc.isenabled()
     gc.disable()
+    pause = Pause()
     try:
-        yield
+        yield pause
     finally:
         if was_enabled:
+            if pause.kept and gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

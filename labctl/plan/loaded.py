@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from labctl.errors import ExpressionError, LabctlError, PlanError, UnitError, ValidationErrors
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.limits import ResolvedLimit, resolve
-from labctl.plan.model import Expr, Limit, Plan, Step
+from labctl.plan.model import Expr, Limit, Plan, Step, plain_key
 from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
 from labctl.units import DIMENSIONS, Quantity, describe_dimension, parse_duration, parse_quantity
 
@@ -84,6 +84,11 @@ class LoadedPlan:
     _args_seen: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
     # resolved limits by (check, id of the args (kept alive in _resolved), limits as written)
     _limits_by_text: dict[tuple[str, int, Any], dict[str, ResolvedLimit]] = field(default_factory=dict, repr=False)
+    # those written-alike keys by ("args" or "limits", id of the step (kept alive by the plan))
+    _step_keys: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
+    # a number per limit as written, and by the id of each Limit object of the plan's steps
+    _written_numbers: dict[Any, int] = field(default_factory=dict, repr=False)
+    _limit_numbers: dict[int, int | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for group in ("setup", "steps", "teardown"):
@@ -151,15 +156,15 @@ class LoadedPlan:
     def _resolve_args(self, step: Step, corner: Corner | None) -> Any:
         from labctl.checks.registry import get_check
 
-        spec = get_check(step.check)
-        path = (*self.step_path(step), "args")
-        if spec is None:
-            raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
-        plain = _plain_key(step.args)  # no ${…} in it: the same args validate the same everywhere
+        plain = self._step_key("args", step)  # no ${…}: the same args validate the same everywhere
         if plain is not None:
             known = self._args_seen.get((step.check, plain))
             if known is not None:
                 return known
+        spec = get_check(step.check)
+        path = (*self.step_path(step), "args")
+        if spec is None:
+            raise located(self.pos((*self.step_path(step), "check")), f"unknown check {step.check!r}")
         env = self.env(corner)
         errors: list[LabctlError] = []
         args: dict[str, Any] = {}
@@ -181,6 +186,30 @@ class LoadedPlan:
         if plain is not None:
             self._args_seen[(step.check, plain)] = result
         return result
+
+    def _step_key(self, what: str, step: Step) -> Any:
+        """The written-alike key of a step's ``"args"`` or ``"limits"``, made once per step (not
+        once per corner)."""
+        where = (what, id(step))
+        if where not in self._step_keys:
+            self._step_keys[where] = plain_key(step.args) if what == "args" else self._written_limits(step)
+        return self._step_keys[where]
+
+    def _written_limits(self, step: Step) -> Any:
+        """The step's limits as written, as a key of small numbers (the same for limits written
+        alike), or None when one holds a ``${…}`` or an unhashable value. Steps written alike
+        share their :class:`Limit` objects (see ``model._shared_limits``): each is read once."""
+        out = []
+        for name, limit in step.limits.items():
+            number = self._limit_numbers.get(id(limit), _UNSEEN)
+            if number is _UNSEEN:
+                written = _written_limit(limit)
+                number = None if written is None else self._written_numbers.setdefault(written, len(self._written_numbers))
+                self._limit_numbers[id(limit)] = number
+            if number is None:
+                return None
+            out.append((name, number))
+        return tuple(out)
 
     def resolve_timeout(self, step: Step, corner: Corner | None = None) -> float | None:
         if step.timeout is None:
@@ -220,7 +249,7 @@ class LoadedPlan:
         found = self._resolved.get(("limits", *where))
         if found is None:
             # limits written alike (no ${…}) for the same args (shared when written alike) resolve alike
-            written = _written_limits(step)
+            written = self._step_key("limits", step)
             key = (step.check, id(args), written) if written is not None else None
             found = self._limits_by_text.get(key) if key is not None else None
             if found is None:
@@ -336,10 +365,11 @@ class LoadedPlan:
             add("teardown", s, None)
         return out
 
-    def estimate_seconds(self) -> tuple[float, int]:
-        """(known seconds, number of expanded steps whose duration is unknown)."""
+    def estimate_seconds(self, planned: list[PlannedStep] | None = None) -> tuple[float, int]:
+        """(known seconds, number of expanded steps whose duration is unknown) of ``planned``
+        (default: :meth:`expand`)."""
         total, unknown = 0.0, 0
-        for ps in self.expand():
+        for ps in self.expand() if planned is None else planned:
             try:
                 if not self.should_run(ps.step, ps.corner):
                     continue
@@ -371,8 +401,9 @@ class LoadedPlan:
     def summary(self) -> str:
         p = self.plan
         n = len(p.setup) + len(p.steps) + len(p.teardown)
-        expanded = len(self.expand())
-        seconds, unknown = self.estimate_seconds()
+        planned = self.expand()
+        expanded = len(planned)
+        seconds, unknown = self.estimate_seconds(planned)
         if unknown and not seconds:
             est = "duration unknown"
         else:
@@ -485,32 +516,7 @@ def corners_product(axes: dict[str, list[Any]], order: list[str]) -> list[Corner
     return out
 
 
-def _plain_key(value: Any) -> Any:
-    """A hashable copy of plain YAML data (with each value's type, so ``1`` is not ``true``
-    nor ``1.0``), or None when it holds a ``${…}`` or anything else."""
-    if isinstance(value, dict):
-        items = []
-        for k, v in value.items():
-            key = _plain_key(v)
-            if key is None:
-                return None
-            items.append((k, key))
-        return ("map", tuple(items))
-    if isinstance(value, list):
-        out = []
-        for v in value:
-            key = _plain_key(v)
-            if key is None:
-                return None
-            out.append(key)
-        return ("list", tuple(out))
-    if isinstance(value, str):
-        return None if "${" in value else ("str", value)
-    if value is None or isinstance(value, bool | int | float):
-        return (type(value).__name__, value)
-    return None
-
-
+_UNSEEN = object()
 _LIMIT_FIELDS = ("min", "max", "nominal", "tol", "marginal", "equals", "regex")
 
 
@@ -519,20 +525,19 @@ def _templated(value: Any) -> bool:
     return isinstance(value, Expr) or isinstance(value, str) and "${" in value
 
 
-def _written_limits(step: Step) -> Any:
-    """The step's limits as written, hashable (each value with its type), or None when one
-    holds a ``${…}`` or an unhashable value."""
-    out = []
-    for name, limit in step.limits.items():
-        parts = []
-        for f in _LIMIT_FIELDS:
-            v = getattr(limit, f)
-            if _templated(v):
-                return None
-            try:
-                hash(v)
-            except TypeError:
-                return None
-            parts.append((type(v), v))
-        out.append((name, tuple(parts)))
-    return tuple(out)
+def _written_limit(limit: Limit) -> Any:
+    """The limit as written, hashable (each value with its type), or None when a field holds a
+    ``${…}`` or an unhashable value."""
+    fields = limit.__dict__
+    parts = []
+    for f in _LIMIT_FIELDS:
+        v = fields[f]
+        if v is not None and v.__class__ is not Quantity and _templated(v):
+            return None
+        parts.append((type(v), v))
+    written = tuple(parts)
+    try:
+        hash(written)
+    except TypeError:
+        return None
+    return written

@@ -62,8 +62,10 @@ def check_plan(
     path: str | Path, overrides: dict[str, str] | None = None, fixture: Any = None
 ) -> tuple[LoadedPlan | None, list[LabctlError]]:
     """Check a plan completely; returns (the loaded plan or None, every error found)."""
-    with gc_paused():
-        return _check_plan(path, overrides, fixture)
+    with gc_paused() as pause:
+        loaded, errors = _check_plan(path, overrides, fixture)
+        pause.kept = loaded is not None  # a plan without errors: no garbage cycles in what was built
+        return loaded, errors
 
 
 def _check_plan(
@@ -197,8 +199,8 @@ class _Context(StationChecks):
     def validate_structure(self, data: dict[str, Any]) -> tuple[Plan | None, dict[tuple[str, int], int]]:
         """Validate the plan's shape. On errors, report them all and keep checking what is
         valid: the plan without its broken parts (steps keep their original positions)."""
-        try:
-            return Plan.model_validate(data), {}
+        try:  # limits written alike are validated once (see model._shared_limits)
+            return Plan.model_validate(data, context={"limits": {}}), {}
         except ValidationError as exc:
             err = exc
         for e in err.errors():
@@ -399,8 +401,11 @@ class _Context(StationChecks):
             finally:
                 visiting.pop()
 
-        for n in values:
-            resolve(n)
+        try:
+            for n in values:
+                resolve(n)
+        finally:
+            del resolve  # it refers to itself: a cycle holding this context (and its source map)
         return done
 
     # -- corners ----------------------------------------------------------------------------
@@ -523,7 +528,7 @@ class _Context(StationChecks):
                 for c in corners:
                     if self._collect(loaded.should_run, step, c) is None:
                         break
-            timeout = self._collect(loaded.resolve_timeout, step, corners[0])
+            timeout = self._collect(loaded.resolve_timeout, step, corners[0]) if step.timeout is not None else None
             spec = get_check(step.check)
             if spec is None:
                 close = suggest(step.check, all_checks())

@@ -18,7 +18,9 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
+    WrapValidator,
     field_validator,
     model_validator,
 )
@@ -38,6 +40,37 @@ class Expr(str):
     """A value written as ``${…}``: resolved per corner by the loader, kept as text here."""
 
     __slots__ = ()
+
+
+def plain_key(value: Any) -> Any:
+    """A hashable copy of plain YAML data (with each value's type, so ``1`` is not ``true``
+    nor ``1.0``), or None when it holds a ``${…}`` or anything else."""
+    if isinstance(value, dict):
+        items = []
+        for k, v in value.items():
+            if v.__class__ is str:  # the common case, inline
+                if "${" in v:
+                    return None
+                key: Any = ("str", v)
+            else:
+                key = plain_key(v)
+                if key is None:
+                    return None
+            items.append((k, key))
+        return ("map", tuple(items))
+    if isinstance(value, list):
+        out = []
+        for v in value:
+            key = plain_key(v)
+            if key is None:
+                return None
+            out.append(key)
+        return ("list", tuple(out))
+    if isinstance(value, str):
+        return None if "${" in value else ("str", value)
+    if value is None or isinstance(value, bool | int | float):
+        return (type(value).__name__, value)
+    return None
 
 
 def _quantity_or_expr(kind: str) -> Any:
@@ -143,7 +176,21 @@ def _limits_shape(value: Any) -> Any:
     return value
 
 
-Limits = Annotated[dict[str, Limit], BeforeValidator(_limits_shape)]
+def _shared_limits(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    """Limits written alike validate alike: within one validation that passes a ``limits``
+    dict in its context (the plan loader's), steps whose limits are the same plain data get
+    the same :class:`Limit` objects (in a dict of their own), validated once."""
+    seen = info.context.get("limits") if isinstance(info.context, dict) else None
+    key = plain_key(value) if seen is not None else None
+    if key is None:
+        return handler(value)
+    found = seen.get(key)
+    if found is None:
+        found = seen[key] = handler(value)
+    return dict(found)
+
+
+Limits = Annotated[dict[str, Limit], BeforeValidator(_limits_shape), WrapValidator(_shared_limits)]
 
 
 class Step(_Strict):

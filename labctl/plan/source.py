@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import math
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,13 +177,9 @@ def _tag_text(tag: str) -> str:
 
 
 class _Builder:
-    def __init__(self, file: str, error_cls: type[LabctlError], max_digits: int,
-                 max_nodes: int | None = None) -> None:
+    def __init__(self, file: str, error_cls: type[LabctlError], max_digits: int) -> None:
         import yaml
 
-        # values are counted here when the event scan was not needed (see load_yaml)
-        self.max_nodes = max_nodes if max_nodes is not None else sys.maxsize
-        self.nodes = 0
         self.file = file
         self.error_cls = error_cls
         self.max_digits = max_digits
@@ -220,21 +215,9 @@ class _Builder:
             return False, None
         return True, value
 
-    def _too_many(self, node: Any) -> None:
-        if self.nodes > self.max_nodes:
-            from labctl.plan.bounds import ENV_MAX_NODES, raise_hint
-
-            mark = node.start_mark
-            raise self.error_cls(f"too many values: more than the limit of {self.max_nodes:,}", file=self.file,
-                                 line=mark.line + 1, column=mark.column + 1,
-                                 hint=raise_hint(ENV_MAX_NODES, self.max_nodes))
-
     def build(self, node: Any, path: Path_) -> Any:
         yaml = self.yaml
         mark = node.start_mark
-        self.nodes += 1
-        if self.nodes > self.max_nodes:
-            self._too_many(node)
         if node.__class__ is yaml.ScalarNode:
             self.smap.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, node.style in _QUOTES))
             fast = _FAST_SCALARS.get(node.tag)
@@ -263,9 +246,6 @@ class _Builder:
                 self._error(f"bad merge key: {getattr(err, 'problem', err)}", node)
             out: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                self.nodes += 1
-                if self.nodes > self.max_nodes:
-                    self._too_many(key_node)
                 if not isinstance(key_node, yaml.ScalarNode):
                     self._error("a key must be a plain word, not a list or mapping", key_node)
                     continue
@@ -334,7 +314,7 @@ def load_yaml(
     """
     import yaml
 
-    from labctl.plan import yamlguard
+    from labctl.plan import yamlevents, yamlguard
 
     limits = limits or InputLimits.from_env()
     name = display or str(path)
@@ -343,20 +323,9 @@ def load_yaml(
     else:
         yamlguard.check_text_size(text, name, limits, error_cls)
     fast = _loader(fast=True)
-    if fast is not _loader() and _shallow_without_aliases(text, limits.max_depth):
-        loader = fast(text)
-        try:
-            node = loader.get_single_node()
-        except yaml.YAMLError:
-            node = _UNREAD  # worded below, by the scanning path
-        finally:
-            loader.dispose()
-        if node is not _UNREAD:
-            builder = _Builder(name, error_cls, limits.max_digits, max_nodes=limits.max_nodes)
-            if node is None:
-                return None, builder.smap, []
-            data = builder.build(node, ())
-            return data, builder.smap, builder.errors
+    read = yamlevents.read_events(text, name, error_cls, limits, fast)
+    if read is not None:
+        return read
     syntax: Exception | None = None
     try:
         yamlguard.scan_events(text, name, limits, error_cls, fast)
@@ -396,55 +365,6 @@ def load_yaml(
         return None, builder.smap, []
     data = builder.build(node, ())
     return data, builder.smap, builder.errors
-
-
-_UNREAD = object()
-_BRACKETS = re.compile(r"[\[\]{}]")
-#: what only the event scan judges safely: anchors and aliases (expansion bombs, loops), tabs
-#: and line breaks other than LF / CRLF (they would hide indentation from the line count below)
-_NEEDS_SCAN = re.compile("[&*\t\x0b\x0c\x1c-\x1e\x85\u2028\u2029]|\r(?!\n)")
-
-
-def _shallow_without_aliases(text: str, max_depth: int) -> bool:
-    """True when ``text`` provably nests no deeper than ``max_depth`` and has no alias: then
-    libyaml composes it at once and the builder counts the values, without the event scan
-    (:func:`labctl.plan.yamlguard.scan_events`) that a hostile file needs.
-
-    The bound, per line: block collections started on earlier lines sit at indentation
-    columns no greater than this line's, at most two per column (a mapping and the list that
-    is one of its values); each ``- ``, ``: `` or ``? `` on the line may open one more; and
-    brackets nest as deep as the line's own deepest prefix, since every line must close what
-    it opens (a line with a quote or ``#`` may hold none: its brackets could be text). A file
-    that does not fit this (a bracket across lines, say) is scanned as before."""
-    if _NEEDS_SCAN.search(text):
-        return False
-    worst = 0
-    for line in text.split("\n"):
-        content = line.lstrip(" ")
-        if not content or content[0] == "#":
-            continue
-        flow = 0
-        if "[" in content or "{" in content or "]" in content or "}" in content:
-            if '"' in content or "'" in content or "#" in content:
-                return False
-            depth = 0
-            for ch in _BRACKETS.findall(content):
-                if ch == "[" or ch == "{":
-                    depth += 1
-                    flow = max(flow, depth)
-                elif ch == "]" or ch == "}":
-                    depth -= 1
-                    if depth < 0:
-                        return False
-            if depth:
-                return False
-        indent = len(line) - len(content)
-        bound = 2 * (indent + 1) + content.count("- ") + content.count(": ") + content.count("? ") + flow + 3
-        if bound > worst:
-            worst = bound
-            if worst > max_depth:
-                return False
-    return True
 
 
 def _yaml_hint(problem: str, text: str, mark: Any) -> str:

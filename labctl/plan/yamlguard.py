@@ -103,6 +103,23 @@ def reader_error(err: Any, text: str, name: str, error_cls: type[LabctlError]) -
     )
 
 
+def _at(event: Any, name: str, message: str, hint: str | None, error_cls: type[LabctlError]) -> LabctlError:
+    mark = event.start_mark
+    return error_cls(message, file=name, line=mark.line + 1, column=mark.column + 1, hint=hint)
+
+
+def too_many(event: Any, name: str, max_nodes: int, error_cls: type[LabctlError]) -> LabctlError:
+    """The error for the value (``event``) that is one more than ``max_nodes``."""
+    return _at(event, name, f"too many values: more than the limit of {max_nodes:,}",
+               raise_hint(ENV_MAX_NODES, max_nodes), error_cls)
+
+
+def too_deep(event: Any, name: str, max_depth: int, error_cls: type[LabctlError]) -> LabctlError:
+    """The error for the list or mapping (``event``) that opens one level more than ``max_depth``."""
+    return _at(event, name, f"nested too deeply: more than {max_depth} levels of mappings and lists",
+               "a plan is about 6 levels deep; flatten the structure", error_cls)
+
+
 def scan_events(text: str, name: str, limits: InputLimits, error_cls: type[LabctlError], loader_cls: Any) -> None:
     """Walk the event stream and raise ``error_cls`` at the first event over a limit.
 
@@ -118,8 +135,7 @@ def scan_events(text: str, name: str, limits: InputLimits, error_cls: type[Labct
     total = aliases = 0
 
     def fail(event: Any, message: str, hint: str | None) -> LabctlError:
-        mark = event.start_mark
-        return error_cls(message, file=name, line=mark.line + 1, column=mark.column + 1, hint=hint)
+        return _at(event, name, message, hint, error_cls)
 
     def finished(size: int, height: int, anchor: str | None) -> None:
         if anchor is not None:
@@ -137,8 +153,7 @@ def scan_events(text: str, name: str, limits: InputLimits, error_cls: type[Labct
                 # the common case, inline: a plain value inside a collection
                 total += 1
                 if total > max_nodes:
-                    raise fail(event, f"too many values: more than the limit of {max_nodes:,}",
-                               raise_hint(ENV_MAX_NODES, max_nodes))
+                    raise too_many(event, name, max_nodes, error_cls)
                 top = stack[-1]
                 top[0] += 1
                 if top[1] < 1:
@@ -146,15 +161,13 @@ def scan_events(text: str, name: str, limits: InputLimits, error_cls: type[Labct
                 continue
             if isinstance(event, ev.ScalarEvent | ev.CollectionStartEvent):
                 total += 1
-                if total > limits.max_nodes:
-                    raise fail(event, f"too many values: more than the limit of {limits.max_nodes:,}",
-                               raise_hint(ENV_MAX_NODES, limits.max_nodes))
+                if total > max_nodes:
+                    raise too_many(event, name, max_nodes, error_cls)
                 if isinstance(event, ev.ScalarEvent):
                     finished(1, 0, event.anchor)
                     continue
                 if len(stack) >= limits.max_depth:
-                    raise fail(event, f"nested too deeply: more than {limits.max_depth} levels of "
-                               "mappings and lists", "a plan is about 6 levels deep; flatten the structure")
+                    raise too_deep(event, name, limits.max_depth, error_cls)
                 stack.append([1, 0, event.anchor])
             elif isinstance(event, ev.CollectionEndEvent):
                 size, height, anchor = stack.pop()

@@ -338,3 +338,16 @@ def test_parameter_names_must_be_usable_in_expressions(tmp_path):
     messages = [e.message for e in errors]
     assert messages == ["parameter name 'not' is a word of the expression language",
                         "parameter name 'v-in' must be a word (letters, digits, _)"]
+
+
+def test_a_valid_plan_leaves_no_garbage_cycles(plan_path):
+    """The loaded plan goes straight to the collector's oldest generation (gcpause.gc_paused):
+    nothing built while loading a valid plan may be garbage that only the collector frees."""
+    import gc
+
+    load_plan(plan_path)  # first use: imports and unit registries, built once
+    gc.collect()
+    loaded = load_plan(plan_path)
+    loaded.expand()
+    del loaded
+    assert gc.collect() == 0

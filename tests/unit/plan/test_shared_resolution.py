@@ -32,17 +32,29 @@ def test_equal_args_and_limits_are_resolved_once_and_different_ones_apart(tmp_pa
     assert loaded.resolve_limits(a)["value"] is loaded.resolve_limits(b)["value"]
     assert loaded.resolve_limits(c)["value"].hi == 3.0
     assert loaded.resolve_limits(d)["value"] == loaded.resolve_limits(a)["value"].__class__(unit="V", hi=30.0)
+    # the limits as validated: one Limit for the steps written alike, each step a dict of its own
+    assert a.limits["value"] is b.limits["value"] and a.limits is not b.limits
+    assert c.limits["value"] is not a.limits["value"] and d.limits["value"] is not a.limits["value"]
+    assert d.limits["value"].max == "${vmax}"
+
+
+def _twice(tmp_path, step: str, mistake: str) -> tuple[object, list[int], list[str]]:
+    """Check a plan of steps a and b both written as ``step``; the lines of errors about ``mistake``."""
+    path = tmp_path / "p.yaml"
+    path.write_text(f"name: twice\nversion: '1'\nsteps:\n  - {{id: a, {step}}}\n  - {{id: b, {step}}}\n",
+                    encoding="utf-8")
+    loaded, errors = check_plan(path)
+    shown = [e.format() for e in errors]
+    return loaded, sorted(e.line for e in errors if mistake in e.format()), shown
 
 
 def test_the_same_mistake_in_two_steps_is_reported_at_each(tmp_path):
-    path = tmp_path / "p.yaml"
-    path.write_text(textwrap.dedent("""\
-        name: twice
-        version: "1"
-        steps:
-          - {id: a, check: measure, args: {role: psu, property: ch1.voltage, samples: many}}
-          - {id: b, check: measure, args: {role: psu, property: ch1.voltage, samples: many}}
-        """), encoding="utf-8")
-    loaded, errors = check_plan(path)
-    lines = sorted(e.line for e in errors if "samples" in e.format())
-    assert lines == [4, 5], [e.format() for e in errors]
+    _, lines, shown = _twice(tmp_path, "check: measure, args: {role: psu, property: ch1.voltage, samples: many}",
+                             "samples")
+    assert lines == [4, 5], shown
+
+
+def test_the_same_broken_limit_in_two_steps_is_reported_at_each(tmp_path):
+    loaded, lines, shown = _twice(tmp_path, "check: measure, args: {role: psu, property: ch1.voltage}, "
+                                  "limits: {value: {min: 3 V, max: 1 V}}", "above max")
+    assert loaded is None and lines == [4, 5], shown

@@ -1,12 +1,13 @@
-"""A plain file is composed at once (no event scan) only when that is provably safe; what it
-reads, and every refusal, is the same as with the scan."""
+"""A plain file is built in one pass over its YAML events (no scan, no node tree); anything
+unusual is read the long way (scan, compose, build). What either reads, and every refusal,
+is the same."""
 
 from __future__ import annotations
 
 import pytest
 
 from labctl.errors import LabctlError
-from labctl.plan import source
+from labctl.plan import source, yamlevents
 from labctl.plan.bounds import InputLimits
 
 LIMITS = InputLimits(max_nodes=60, max_depth=8)
@@ -20,11 +21,16 @@ STRING_TRICK = "".join('- [[[[[ "\n  ]]]]]\n  "\n' for _ in range(3))
 ALIASES = "base: &b {x: 1, y: 2}\n" + "".join(f"c{i}: *b\n" for i in range(30))
 SEQ_IN_MAP = "a:\n- b:\n  - c:\n    - d:\n      - e:\n        - f: 1\n"
 QUOTED = 'name: "p"\nvalue: "${vin}"\nlist: [1, 2]\n'
+TYPED = "7: a\n2.5: b\nnull: c\ntrue: d\nx: ! 5\ny: !!str 5\nz: 0x1F\nw: 2002-12-14\nv: |\n  text\n"
+MERGE = "a: {<<: {x: 1}, y: 2}\nb: {=: 1}\n"
+COMPLEX_KEY = "? [a, b]\n: 1\nc: 2\n"
+TWO_DOCUMENTS = "a: 1\n---\nb: 2\n"
+LATE_SYNTAX = "".join(f"k{i}: {i}\n" for i in range(100)) + "x: [1, 2\n"
 
 
 def _read(text: str, scan: bool, monkeypatch: pytest.MonkeyPatch, tmp_path) -> tuple[str, object]:
     if scan:
-        monkeypatch.setattr(source, "_shallow_without_aliases", lambda text, depth: False)
+        monkeypatch.setattr(yamlevents, "read_events", lambda *args: None)
     else:
         monkeypatch.undo()
     path = tmp_path / "plan.yaml"
@@ -36,21 +42,35 @@ def _read(text: str, scan: bool, monkeypatch: pytest.MonkeyPatch, tmp_path) -> t
     return "read", (data, dict(smap.values), dict(smap.keys), [e.format() for e in errors])
 
 
-@pytest.mark.parametrize("text", [FLAT, TOO_MANY, DEEP_BLOCK, DEEP_FLOW, STRING_TRICK, ALIASES, SEQ_IN_MAP, QUOTED,
-                                  "a: [1, 2\n", "a: b: c\n", "a: 1\na: 2\n", "x: !!python/object:os.system 1\n"],
-                         ids=["flat", "too-many", "deep-block", "deep-flow", "string-trick", "aliases", "seq-in-map",
-                              "quoted", "syntax", "syntax2", "duplicate", "tag"])
-def test_the_fast_path_reads_and_refuses_exactly_as_the_scan_does(text, monkeypatch, tmp_path):
+CASES = {"flat": FLAT, "too-many": TOO_MANY, "deep-block": DEEP_BLOCK, "deep-flow": DEEP_FLOW,
+         "string-trick": STRING_TRICK, "aliases": ALIASES, "seq-in-map": SEQ_IN_MAP, "quoted": QUOTED,
+         "typed": TYPED, "merge": MERGE, "complex-key": COMPLEX_KEY, "two-documents": TWO_DOCUMENTS,
+         "late-syntax": LATE_SYNTAX, "syntax": "a: [1, 2\n", "syntax2": "a: b: c\n", "duplicate": "a: 1\na: 2\n",
+         "tag": "x: !!python/object:os.system 1\n", "tabs-cr": "a:\tb\nc: 1\rd: 2\r", "empty": "", "comment": "# x\n"}
+
+
+@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
+def test_the_event_path_reads_and_refuses_exactly_as_the_scan_does(text, monkeypatch, tmp_path):
     assert _read(text, False, monkeypatch, tmp_path) == _read(text, True, monkeypatch, tmp_path)
 
 
-def test_which_files_take_the_fast_path():
-    assert source._shallow_without_aliases(FLAT, 64)
-    assert source._shallow_without_aliases(TOO_MANY, 64)  # the builder counts its values
-    assert source._shallow_without_aliases(SEQ_IN_MAP, 64)
-    for text in (ALIASES, STRING_TRICK, QUOTED, "a:\tb\n", "a: [\n 1]\n", "a:\r b:\r  c: 1\r"):
-        assert not source._shallow_without_aliases(text, 64), text
-    assert not source._shallow_without_aliases(DEEP_BLOCK, 8)
+def _events(text: str, limits: InputLimits = LIMITS) -> object:
+    return yamlevents.read_events(text, "plan.yaml", LabctlError, limits, source._loader(fast=True))
+
+
+def test_which_files_the_event_path_reads():
+    for text in (FLAT, SEQ_IN_MAP, QUOTED, TYPED, "a:\tb\n", "a:\r b:\r  c: 1\r", ""):
+        assert _events(text, InputLimits()) is not None, text
+    for text in (ALIASES, MERGE, COMPLEX_KEY, TWO_DOCUMENTS, LATE_SYNTAX, "a: 1\na: 2\n", "a: !!set {x: null}\n"):
+        assert _events(text, InputLimits()) is None, text
+
+
+def test_nesting_and_values_are_refused_on_the_event_path_where_the_scan_refuses_them():
+    with pytest.raises(LabctlError, match="nested too deeply: more than 8 levels") as info:
+        _events(DEEP_BLOCK)
+    assert (info.value.line, info.value.column) == (9, 9)
+    with pytest.raises(LabctlError, match="too many values: more than the limit of 60"):
+        _events(TOO_MANY)
 
 
 def test_too_many_values_on_the_fast_path_are_refused_where_the_limit_is_crossed(tmp_path):
