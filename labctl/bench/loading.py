@@ -44,12 +44,13 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     target_n = 1000 if quick else 10000
     plan = measure_plan(tmp / f"validate-{target_n}.yaml", target_n)
     corners = corners_plan(tmp / f"corners-{target_n}.yaml", target_n // 100)
-    wall = {}
-    for name, path in (("plan", plan), ("corners", corners)):
-        seconds, code, out = timed_cli("validate", str(path))
-        if code != 0:
-            raise RuntimeError(f"labctl validate {path} exited {code}: {out[-1000:]}")
-        wall[name] = seconds
+    wall = {"plan": float("inf"), "corners": float("inf")}
+    for _round in range(1 if quick else 3):  # the best of 3, taking turns: a slow spell only ever adds time
+        for name, path in (("plan", plan), ("corners", corners)):
+            seconds, code, out = timed_cli("validate", str(path))
+            if code != 0:
+                raise RuntimeError(f"labctl validate {path} exited {code}: {out[-1000:]}")
+            wall[name] = min(wall[name], seconds)
     shown = ", ".join(f"{n:,}: {per_step[n] * 1e6:.0f} µs" for n in sizes)
     return [
         Row(f"load: time per step at {small:,}/{mid:,}/{big:,} steps", f"linear (per step at {big:,} ≤ 1.5× the least)",
