@@ -40,7 +40,16 @@ def test_demo_and_run_write_html_reports_and_print_their_paths(lab):
         path = Path(re.search(r"^report: (.+)$", out, re.M).group(1).strip())
         assert path == (lab["tmp"] / name).resolve() and path.exists()
     demo = (lab["tmp"] / "demo.html").read_text()
-    assert "SIM-MARG-0003" in demo and "Failures (1)" in demo and "link_ber_hot" in demo
+    # The marginal board fails lane 3's BER when hot (45 degC). At 25 degC its lane is marginal:
+    # bit errors arrive as a Poisson count (labctl.sim.physics.link), and now and then one error in
+    # the window takes that corner over 1e-12 too (seen: 1.58e-12). Nothing else may fail.
+    section = demo[demo.index("Failures ("):]
+    section = section[:section.index("</table>")]
+    rows = [re.sub(r"<[^>]+>", " ", r) for r in re.findall(r"<tr class=\"FAIL\">(.*?)</tr>", section, re.S)]
+    failures = [r for r in rows if "FAIL" in r]
+    assert re.match(r"Failures \(([12])\)", section) and len(failures) == int(section[10]), section[:200]
+    assert all("SIM-MARG-0003" in r and "link_ber_hot" in r and "lane=3" in r for r in failures), failures
+    assert any("ambient=45 degC" in r for r in failures), failures
     assert "Failures (0)" in (lab["tmp"] / "smoke.html").read_text()
 
 
