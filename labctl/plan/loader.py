@@ -385,7 +385,7 @@ class _Context(StationChecks):
                 for body, offset in value.parts():
                     for ref, ref_off in names(parse(body, offset)):
                         if ref in values:
-                            resolve(ref)
+                            resolve(ref)  # noqa: F821 - deleted only once every name is resolved (below)
                             if done.get(ref) is None and isinstance(values[ref], Template):
                                 done[name] = None  # its input is broken (reported there)
                                 return

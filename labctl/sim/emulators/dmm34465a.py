@@ -189,11 +189,21 @@ class K34465A(BenchInstrument):
     def points(self, call: Call) -> str:
         return nr1s(len(self.readings))
 
-    @scpi("DATA:REMove?", "R?")
+    @scpi("DATA:REMove?")
     def data_remove(self, call: Call) -> str:
         n = int(call.number(0, minimum=1)) if call.has(0) else len(self.readings)
         out, self.readings = self.readings[:n], self.readings[n:]
         return self._fmt(out)
+
+    @scpi("R?")
+    def read_remove(self, call: Call) -> str:
+        """Up to N of the oldest readings, erased, as a definite-length block: ``#247…``
+        (``#``, the count of length digits, the length, the comma-separated readings);
+        fewer than asked is no error, an empty memory is ``#10``."""
+        n = int(call.number(0, minimum=1, maximum=2_000_000)) if call.has(0) else len(self.readings)
+        out, self.readings = self.readings[:n], self.readings[n:]
+        body = self._fmt(out)
+        return f"#{len(str(len(body)))}{len(body)}{body}"
 
     # -- FUNCtion -----------------------------------------------------------------------
     @scpi("[SENSe:]FUNCtion[:ON]")

@@ -67,6 +67,25 @@ def test_dmm_configure_trigger_and_fetch(mvisa, clock):
     assert len(dmm.query("READ?").split(",")) == 2
 
 
+def test_dmm_r_query_returns_a_definite_length_block_and_erases(mvisa, clock):
+    """``R? [max]`` as the 3446xA manual has it: the oldest readings, erased, in a block
+    ``#<digits><length><readings>``; asking for more than memory holds is no error."""
+    psu, dmm = mvisa("psu"), mvisa("dmm")
+    power_on(psu, clock=clock)
+    dmm.write("CONF:VOLT:DC 1;:SAMP:COUN 3;:INIT")
+    assert dmm.query("DATA:POIN?") == "+3"
+    block = dmm.query("R? 2")
+    digits = int(block[1])
+    length = int(block[2:2 + digits])
+    body = block[2 + digits:]
+    assert block[0] == "#" and len(body) == length
+    assert len(body.split(",")) == 2 and all(0.74 < float(x) < 0.76 for x in body.split(","))
+    assert dmm.query("DATA:POIN?") == "+1"
+    assert dmm.query("R? 5").count(",") == 0  # the one left
+    assert dmm.query("R?") == "#10"
+    assert dmm.query("SYST:ERR?") == '+0,"No error"'
+
+
 def test_dmm_fixed_range_overloads(mvisa, clock):
     psu, dmm = mvisa("psu"), mvisa("dmm")
     power_on(psu, clock=clock)

@@ -3,12 +3,12 @@ written again, or a step row already there without its end, still ends up with i
 
 from __future__ import annotations
 
+from eventkit import Script
 from sqlalchemy import select
 
 from labctl.engine import events as ev
-from labctl.store.sink import Batch, DbSink
 from labctl.store.schema import steps
-from eventkit import Script
+from labctl.store.sink import Batch, DbSink
 
 
 def _batch(run_id: str, session: int, events: list[ev.Event], first_seq: int = 1) -> Batch:
