@@ -9,6 +9,8 @@ constant current (CH1 from the board's draw, CH2/CH3 from their load resistors).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument
 from labctl.sim.physics.bench import Bench
@@ -268,18 +270,24 @@ class E36312A(BenchInstrument):
             found = self._readings.get(key)
             if found is not None and found[0] == bench.solves:
                 return found[1]
-            chans = self._channels(call)
-            gauss = bench.rng.gauss
-            if kind == "V":
-                text = ",".join([nr3(c.v_out + gauss(0.0, V_NOISE if c.sourcing else V_NOISE / 10)) for c in chans])
-            elif kind == "I":
-                text = ",".join([nr3(c.i_out + gauss(0.0, I_NOISE)) for c in chans])
-            else:
-                text = ",".join([nr3(c.v_out * c.i_out) for c in chans])
+            text = self._convert(kind, self._channels(call), bench.rng.gauss)
             if len(self._readings) >= 64:
                 self._readings.clear()
             self._readings[key] = (bench.solves, text)
             return text
+
+    def _convert(self, kind: str, chans: list[PsuChannel], gauss: Callable[[float, float], float]) -> str:
+        """One conversion of ``chans``: their voltage (V), current (I) or power (P)."""
+        return ",".join([nr3(self._sample(kind, c, gauss)) for c in chans])
+
+    @staticmethod
+    def _sample(kind: str, c: PsuChannel, gauss: Callable[[float, float], float]) -> float:
+        """One reading of ``c``: voltage and current with the ADC's noise; power as solved."""
+        if kind == "V":
+            return c.v_out + gauss(0.0, V_NOISE if c.sourcing else V_NOISE / 10)
+        if kind == "I":
+            return c.i_out + gauss(0.0, I_NOISE)
+        return c.v_out * c.i_out
 
     @scpi("OUTPut:PAIR")
     def pair(self, call: Call) -> None:

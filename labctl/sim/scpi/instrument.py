@@ -64,7 +64,7 @@ class ScpiInstrument:
         self.commands_seen = 0
         self.log: deque[str] = deque(maxlen=200)  # last commands, for tests and debugging
         self._plans: dict[str, Plan] = {}  # program message -> its units and their handlers
-        self._resolved: dict[tuple, tuple[str, tuple[int, ...]]] = {}  # header -> handler, suffixes
+        self._resolved: dict[tuple, tuple[str, tuple[int | None, ...]]] = {}  # header -> handler, suffixes
         self.reset()
 
     # -- hooks for emulators -------------------------------------------------------------
@@ -184,7 +184,7 @@ class ScpiInstrument:
             rule["count"] = remaining - 1
         return True
 
-    def _resolve(self, unit: Unit) -> tuple[str, tuple[int, ...]]:
+    def _resolve(self, unit: Unit) -> tuple[str, tuple[int | None, ...]]:
         """The handler of ``unit``'s header (and the suffixes), remembered per header: lines
         that differ only in their parameters resolve once."""
         key = (tuple(unit.relative_to), tuple(unit.nodes), unit.query)
@@ -196,7 +196,7 @@ class ScpiInstrument:
                 self._resolved[key] = found
         return found
 
-    def _resolve_header(self, unit: Unit) -> tuple[str, list[int]]:
+    def _resolve_header(self, unit: Unit) -> tuple[str, list[int | None]]:
         candidates = [unit.relative_to + unit.nodes]
         if unit.relative_to:
             candidates.append(unit.nodes)

@@ -3,7 +3,10 @@
 ``@scpi("[SOURce:]VOLTage[:LEVel][:IMMediate][:AMPLitude]?")`` registers a query handler;
 the same pattern without ``?`` registers the setting. Square brackets mark optional nodes;
 ``#`` after a mnemonic accepts a numeric suffix (``OUTPut#`` matches ``OUTP2``), passed to
-the handler in :attr:`Call.suffixes`. Headers match by short form or long form only.
+the handler in :attr:`Call.suffixes` (1 where the header leaves it out, as SCPI has it) and
+:attr:`Call.given` (None there: ``[SOURce#:]VOLTage`` tells ``SOUR2:VOLT`` from ``VOLT``, for
+instruments whose left-out suffix means "the selected channel"). Headers match by short form
+or long form only.
 """
 
 from __future__ import annotations
@@ -49,23 +52,24 @@ class Pattern:
     nodes: tuple[PatternNode, ...]
     query: bool
 
-    def match(self, nodes: list[Node]) -> list[int] | None:
-        """Suffixes of the ``#`` nodes if ``nodes`` match this pattern, else None."""
+    def match(self, nodes: list[Node]) -> list[int | None] | None:
+        """The suffixes of the ``#`` nodes (None for one the header leaves out) if ``nodes``
+        match this pattern, else None."""
         return _match(self.nodes, 0, nodes, 0)
 
 
-def _match(pat: tuple[PatternNode, ...], i: int, nodes: list[Node], j: int) -> list[int] | None:
+def _match(pat: tuple[PatternNode, ...], i: int, nodes: list[Node], j: int) -> list[int | None] | None:
     if i == len(pat):
         return [] if j == len(nodes) else None
     p = pat[i]
     if j < len(nodes) and p.matches(nodes[j]):
         rest = _match(pat, i + 1, nodes, j + 1)
         if rest is not None:
-            return ([nodes[j].suffix or 1] if p.suffix else []) + rest
+            return ([nodes[j].suffix] if p.suffix else []) + rest
     if p.optional:
         rest = _match(pat, i + 1, nodes, j)
         if rest is not None:
-            return ([1] if p.suffix else []) + rest
+            return ([None] if p.suffix else []) + rest
     return None
 
 
@@ -124,7 +128,12 @@ class Call:
     """What a handler receives: the unit, its parameters and the header's suffixes."""
 
     unit: Unit
-    suffixes: list[int] = field(default_factory=list)
+    given: list[int | None] = field(default_factory=list)  # the ``#`` suffixes; None: left out
+
+    @property
+    def suffixes(self) -> list[int]:
+        """The ``#`` suffixes, 1 for one the header leaves out (``OUTP`` is ``OUTP1``)."""
+        return [1 if n is None else n for n in self.given]
 
     @property
     def params(self) -> list[str]:

@@ -70,6 +70,15 @@ def manual_lab(fixture_path, clock) -> Iterator[SimulatedLab]:
 
 
 @pytest.fixture
+def dp832_lab(fixture_path, clock):
+    """A lab whose supply is the Rigol DP832 (CH1 feeds the board), on a manual clock."""
+    fixture = load_fixture(fixture_path)
+    fixture.roles["psu"].driver = "rigol-dp832"
+    with SimulatedLab(fixture, clock=clock) as lab:
+        yield lab, fixture
+
+
+@pytest.fixture
 def rm() -> Iterator[pyvisa.ResourceManager]:
     manager = pyvisa.ResourceManager("@py")
     yield manager

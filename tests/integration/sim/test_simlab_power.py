@@ -154,17 +154,6 @@ def test_rigol_dp832_dialect(fixture_path, rm):
             psu.close()
 
 
-@pytest.fixture
-def dp832_lab(fixture_path, clock):
-    from labctl.fixture import load_fixture
-    from labctl.sim.lab import SimulatedLab
-
-    fixture = load_fixture(fixture_path)
-    fixture.roles["psu"].driver = "rigol-dp832"
-    with SimulatedLab(fixture, clock=clock) as lab:
-        yield lab, fixture
-
-
 def test_dp832_protection_has_a_level_and_a_state_and_trips_at_its_own_ocp_level(dp832_lab, rm, clock):
     """OVP and OCP as the DP800 has them; the board under stress trips OCP at its own level.
 

@@ -42,6 +42,10 @@ class Toy(ScpiInstrument):
     def mode_q(self, call: Call) -> str:
         return "X"
 
+    @scpi("[SOURce#:]LEVel?")
+    def level_q(self, call: Call) -> str:
+        return "selected" if call.given[0] is None else str(call.given[0])
+
 
 @pytest.fixture
 def toy() -> Toy:
@@ -79,6 +83,25 @@ def test_pattern_matching_short_long_optional_only():
         assert p.match(parse_message(header + "?")[0].nodes) == [], header
     for header in ("VOLTA", "VOL", "LEV", "SOUR:LEV"):
         assert p.match(parse_message(header + "?")[0].nodes) is None, header
+
+
+def test_a_suffix_the_header_leaves_out_is_none_in_given_and_1_in_suffixes():
+    p = compile_pattern("[SOURce#:]VOLTage[:LEVel]?")
+    cases = {"VOLT": [None], "SOUR:VOLT": [None], "SOUR1:VOLT": [1], "SOURCE2:VOLTAGE:LEVEL": [2], "SOUR3:VOLT:LEV": [3]}
+    for header, given in cases.items():
+        (unit,) = parse_message(header + "?")
+        assert p.match(unit.nodes) == given, header
+        call = Call(unit, given)
+        assert call.given == given
+        assert call.suffixes == [1 if n is None else n for n in given]
+    assert p.match(parse_message("SOUR2:CURR?")[0].nodes) is None
+
+
+def test_dispatch_passes_a_header_suffix_or_its_absence(toy):
+    toy.process("OUTP ON;:OUTP1 ON;:OUTPUT3:STAT ON")
+    assert toy.outputs == [1, 1, 3]  # ``OUTP`` is ``OUTP1`` for a handler that reads suffixes
+    assert toy.process("SOUR:LEV?;:SOUR2:LEV?;:LEV?") == "selected;2;selected"
+    assert drain(toy) == []
 
 
 def test_values():
