@@ -166,7 +166,10 @@ class E36312A(BenchInstrument):
 
     @scpi("APPLy?")
     def apply_q(self, call: Call) -> str:
-        ch = self.bench.psu[self.selected]
+        """``APPL? [CH1|CH2|CH3|(@n)]``: the named output's settings, else the selected one's."""
+        if call.has(0) and call.unit.channel_list is None and call.arg(0).upper() not in _NAMES:
+            raise ScpiError(-224, f"no output {call.arg(0)}")
+        ch = self._channels(call)[0]
         return f'"{ch.v_set:.6f},{ch.i_set:.6f}"'
 
     # -- protection ---------------------------------------------------------------------

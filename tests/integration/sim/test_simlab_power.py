@@ -77,6 +77,10 @@ def test_pymeasure_style_inst_nsel_and_apply(mvisa):
     assert psu.query("INST?") == "CH3"
     psu.write("APPL CH1,5.0,4.0")
     assert float(psu.query("CURR? (@1)")) == 4.0
+    assert psu.query("APPL? CH1") == '"5.000000,4.000000"'  # the named output, not the selected CH3
+    assert psu.query("APPL?") == '"0.000000,1.000000"'  # none named: the selected one (CH3)
+    psu.write("APPL? CH9")  # no such output: no reply, an error in the queue
+    assert psu.query("SYST:ERR?").startswith("-224")
     psu.write("INST:NSEL 4")
     assert psu.query("SYST:ERR?").startswith("-222")
 
