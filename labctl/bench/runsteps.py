@@ -6,7 +6,10 @@
   the same two queries against the same served lab, in the same run. Three rows: the wall
   slope against 1.5× that floor, the wall slope minus the floor (labctl's time per step) and
   labctl's CPU per step (the child's CPU slope minus the floor's CPU), the last two against
-  0.3 ms.
+  0.3 ms. As in :mod:`labctl.bench.simlab`, the served lab runs on one CPU and the client
+  (the raw loop, then ``labctl run`` with all its threads) on another, the way a bench PC
+  and its instruments are apart: left to the scheduler, the floor is either ~25 µs a query
+  (client and lab sharing a CPU, which no real instrument does) or ~50 µs, by the moment.
 * A step recording 1,000 measurements, published through the event bus into the recorder
   (SQLite, ``synchronous=FULL``) and the console: the cost of one measurement.
 """
@@ -20,7 +23,7 @@ import time
 from pathlib import Path
 
 from labctl.bench import Row
-from labctl.bench.common import measure_plan, timed_cli_cpu
+from labctl.bench.common import current_cpus, measure_plan, pin, placement, timed_cli_cpu
 
 
 def raw_pyvisa_step(resource: str, n: int) -> tuple[float, float]:
@@ -56,17 +59,24 @@ def step_rows(tmp: Path, quick: bool) -> list[Row]:
     raws: list[tuple[float, float]] = []
     wall: dict[int, float] = {n: float("inf") for n in plans}
     cpu: dict[int, float] = {n: float("inf") for n in plans}
-    with served_lab(fixture):
-        for r in range(rounds):  # the floor and labctl alternate, so a slow spell hits both
+    client_cpus, lab_cpus = placement()
+    everywhere = current_cpus()
+    pin(lab_cpus)  # the served lab inherits it
+    try:
+        with served_lab(fixture):
+            pin(client_cpus)  # the raw loop, and the labctl runs started from here
+            for r in range(rounds):  # the floor and labctl alternate, so a slow spell hits both
+                raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
+                for n, plan in plans.items():
+                    db = tmp / f"run-{n}-{r}.db"
+                    w, c, code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db", str(db),
+                                                    "--no-preflight")
+                    if code != 0:
+                        raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
+                    wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
             raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
-            for n, plan in plans.items():
-                db = tmp / f"run-{n}-{r}.db"
-                w, c, code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db", str(db),
-                                                "--no-preflight")
-                if code != 0:
-                    raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
-                wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
-        raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
+    finally:
+        pin(everywhere)  # the other benchmarks run where they like
     raw_wall, raw_cpu = min(r[0] for r in raws), min(r[1] for r in raws)
     slope = (wall[large] - wall[small]) / (large - small)
     cpu_slope = (cpu[large] - cpu[small]) / (large - small)

@@ -9,14 +9,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from labctl.bench import Row
+from labctl.bench.common import current_cpus, pin, placement
 
 _ECHO = r"""
 import socket, sys, threading
@@ -54,29 +53,6 @@ def _best_interleaved(fns: dict[str, object], n: int, rounds: int = 5) -> dict[s
     return best
 
 
-def _placement() -> tuple[set[int], set[int]]:
-    """(client CPUs, server CPUs): one CPU each where there are two or more.
-
-    Left to the scheduler, a loopback round trip on this 2-vCPU VM takes either about 22 µs
-    (client and server on one CPU) or about 50 µs (on two), and the placement changes from
-    one second to the next, so a floor and a figure measured moments apart could each catch
-    either. With the client on one CPU and every server on another, all of them cross CPUs
-    every time, the way a client and a separate instrument do."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return set(), set()
-    if len(cpus) < 2:
-        return set(cpus), set(cpus)
-    return {cpus[0]}, {cpus[1]}
-
-
-def _pin(cpus: set[int]) -> None:
-    if cpus:
-        with contextlib.suppress(AttributeError, OSError):
-            os.sched_setaffinity(0, cpus)
-
-
 def rows(tmp: Path, quick: bool) -> list[Row]:
     import pyvisa
     import yaml
@@ -88,14 +64,15 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     n = 100 if quick else 1000
     fixture = isolated_fixture(tmp / "simlab")
     roles = yaml.safe_load(fixture.read_text())["roles"]
-    client_cpus, server_cpus = _placement()
-    _pin(server_cpus)  # the servers started below inherit it
+    client_cpus, server_cpus = placement()
+    everywhere = current_cpus()
+    pin(server_cpus)  # the servers started below inherit it
     echo_proc = subprocess.Popen([sys.executable, "-c", _ECHO], stdout=subprocess.PIPE, text=True)
     try:
         port = int(echo_proc.stdout.readline())
         rm = pyvisa.ResourceManager("@py")
         with served_lab(fixture):
-            _pin(client_cpus)
+            pin(client_cpus)
             echo = rm.open_resource(f"TCPIP0::127.0.0.1::{port}::SOCKET", read_termination="\n",
                                     write_termination="\n")
             psu = rm.open_resource(roles["psu"]["resource"], read_termination="\n", write_termination="\n")
@@ -115,7 +92,7 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
                 station.close()
         rm.close()
     finally:
-        _pin(client_cpus | server_cpus)
+        pin(everywhere)
         echo_proc.kill()
         echo_proc.wait()
     return [
