@@ -99,6 +99,16 @@ class MP1900A(BenchInstrument):
     def module_id_q(self, call: Call) -> str:
         return str(self.module)
 
+    # the other two levels of the Anritsu address (unit, module, interface): one mainframe, and one
+    # ED interface per simulated module; clients written for the MP1800A/MP1900A select them too
+    @scpi(":UENTry:ID", ":INTerface:ID")
+    def single_id(self, call: Call) -> None:
+        call.number(0, minimum=1, maximum=1, default=1)
+
+    @scpi(":UENTry:ID?", ":INTerface:ID?")
+    def single_id_q(self, call: Call) -> str:
+        return "1"
+
     # -- pattern and rate ---------------------------------------------------------------
     @scpi("[:SENSe]:PATTern:TYPE")
     def ptype(self, call: Call) -> None:
@@ -159,6 +169,16 @@ class MP1900A(BenchInstrument):
     @scpi("[:SENSe]:MEASure:EALarm:MODE?")
     def mode_q(self, call: Call) -> str:
         return self.ed.mode
+
+    @scpi("[:SENSe]:MEASure:EALarm:UNIT")
+    def unit(self, call: Call) -> None:
+        """Gating unit: only TIME (the period in d,h,m,s) is simulated."""
+        if parse_choice(call.arg(0), ["TIME", "BLOCk", "CLOCk", "ERRor"]) != "TIME":
+            raise ScpiError(-224, "only TIME gating is simulated")
+
+    @scpi("[:SENSe]:MEASure:EALarm:UNIT?")
+    def unit_q(self, call: Call) -> str:
+        return "TIME"
 
     def _start(self, ed: EdLane) -> None:
         with self.bench.lock:
