@@ -238,13 +238,15 @@ class MP1900A(BenchInstrument):
     # -- results ------------------------------------------------------------------------
     @scpi(":CALCulate:DATA:EALarm?")
     def results(self, call: Call) -> str:
+        """A result as a quoted string, ``"0"``, ``"1.2000E-09"`` (Anritsu's string response data;
+        clients strip the quotes: PTCS ``AnritsuMP2100A.py`` takes ``reply[1:-1]``)."""
         item = parse_string(call.arg(0)).upper().replace(" ", "")
         reader = RESULTS.get(item)
         if reader is None:
             raise ScpiError(-224, f"unknown result item {item!r}")
         with self.bench.lock:
             self._refresh()
-            return reader(self.ed)
+            return f'"{reader(self.ed)}"'  # <STRING RESPONSE DATA>: the result in quotes
 
     @scpi(":CALCulate:DATA:EYE?")
     def eye(self, call: Call) -> str:

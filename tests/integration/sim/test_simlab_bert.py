@@ -14,7 +14,10 @@ PSL, CLOS = '"CURRent:AINTerval:PSLoss"', '"CURRent:AINTerval:CLOSs"'
 
 
 def result(bert, item: str) -> str:
-    return bert.query(f":CALCulate:DATA:EALarm? {item}")
+    """The result's text, inside the quotes of the string the ED answers."""
+    reply = bert.query(f":CALCulate:DATA:EALarm? {item}")
+    assert len(reply) >= 2 and reply[0] == reply[-1] == '"', reply
+    return reply[1:-1]
 
 
 def test_gated_measurement_counts_bits_at_line_rate(mvisa, mconsole, clock):

@@ -20,4 +20,4 @@ def test_a_gate_advanced_in_uneven_slices_counts_exactly_rate_times_gate(mvisa, 
         clock.advance(0.37 if n % 2 else 0.011)
         bert.query(":SENSe:MEASure:EALarm:STATe?")
     assert bert.query(":SENSe:MEASure:EALarm:STATe?") == "0"
-    assert bert.query(':CALCulate:DATA:EALarm? "CURRent:CC:TOTal"') == "4608000000000"
+    assert bert.query(':CALCulate:DATA:EALarm? "CURRent:CC:TOTal"') == '"4608000000000"'

@@ -33,3 +33,16 @@ def test_gating_unit_is_time(mvisa):
     assert errors(bert) == []
     bert.write(":SENS:MEAS:EAL:UNIT ERR")  # error-count gating is not simulated
     assert [e.split(",")[0] for e in errors(bert)] == ["-224"]
+
+
+def test_results_are_quoted_strings(mvisa, clock):
+    bert = mvisa("bert")
+    bert.write(":MOD:ID 2;:SENS:MEAS:EAL:PER 0,0,0,20;:SENS:MEAS:STAR")  # the board is unpowered
+    assert bert.query("*OPC?") == "1"
+    clock.advance(30)
+    replies = {item: bert.query(f':CALCulate:DATA:EALarm? "{item}"') for item in (
+        "CURRent:EC:TOTal", "CURRent:CC:TOTal", "CURRent:ER:TOTal", "CURRent:AINTerval:PSLoss",
+        "CURRent:AINTerval:CLOSs")}
+    assert replies == {"CURRent:EC:TOTal": '"0"', "CURRent:CC:TOTal": '"0"', "CURRent:ER:TOTal": '"9.9100E+37"',
+                       "CURRent:AINTerval:PSLoss": '"20"', "CURRent:AINTerval:CLOSs": '"20"'}
+    assert int(bert.query(':CALC:DATA:EAL? "CURR:EC:TOT"')[1:-1]) == 0  # as PTCS' MP2100A client reads it
