@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.sim.conftest import power_on
+
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -35,3 +37,51 @@ def test_load_level_and_range_queries_with_min_max_answer_the_limits(mvisa):
     load.write("CURR? 5")  # a number is no MIN|MAX: no reply, an error
     assert load.query("SYST:ERR?").startswith("-224,")
 
+
+def test_dmm_read_leaves_its_own_readings_in_memory(mvisa, clock):
+    """READ? and MEASure? clear the reading memory (Truevolt DATA subsystem): FETCh?,
+    DATA:POINts? and R? then see that READ?'s readings, not those of an earlier INIT."""
+    psu, dmm = mvisa("psu"), mvisa("dmm")
+    power_on(psu, clock=clock)
+    dmm.write("CONF:VOLT:DC 1;:SAMP:COUN 5;:INIT")
+    assert dmm.query("DATA:POIN?") == "+5"
+    dmm.write("SAMP:COUN 2")
+    read = dmm.query("READ?")
+    assert dmm.query("DATA:POIN?") == "+2"
+    assert dmm.query("FETC?") == read
+    measured = dmm.query("MEAS:VOLT:DC? 1")
+    assert dmm.query("DATA:POIN?") == "+1"
+    assert dmm.query("FETC?") == measured
+    assert errors(dmm) == []
+
+
+def test_dmm_data_last_answers_the_last_reading_with_its_unit(mvisa, clock):
+    psu, dmm = mvisa("psu"), mvisa("dmm")
+    power_on(psu, clock=clock)
+    assert dmm.query("DATA:LAST?") == "+9.91000000E+37 VDC"  # nothing in memory yet
+    dmm.write("CONF:VOLT:DC 1;:SAMP:COUN 3;:INIT")
+    last = dmm.query("FETC?").split(",")[-1]
+    assert dmm.query("DATA:LAST?") == f"{last} VDC"
+    assert dmm.query("DATA:POIN?") == "+3"  # DATA:LAST? erases nothing
+    dmm.write("CONF:VOLT:AC")
+    dmm.query("READ?")
+    assert dmm.query("DATA:LAST?").endswith(" VAC")
+    assert errors(dmm) == []
+
+
+def test_dmm_data_remove_needs_its_count_and_that_many_readings(mvisa, clock):
+    """``DATA:REMove? <num_readings>[,WAIT]``: unlike R?, the count is required and more than
+    memory holds is an error (it answered whatever was there, and all without a count)."""
+    psu, dmm = mvisa("psu"), mvisa("dmm")
+    power_on(psu, clock=clock)
+    dmm.write("CONF:VOLT:DC 1;:SAMP:COUN 3;:INIT")
+    assert len(dmm.query("DATA:REM? 2,WAIT").split(",")) == 2
+    assert dmm.query("DATA:POIN?") == "+1"
+    dmm.write("DATA:REM? 5")  # one reading in memory: no reply, an error, nothing erased
+    assert dmm.query("SYST:ERR?").startswith("-222,")
+    assert dmm.query("DATA:POIN?") == "+1"
+    dmm.write("DATA:REM?")
+    assert dmm.query("SYST:ERR?").startswith("-109,")
+    assert len(dmm.query("DATA:REM? 1").split(",")) == 1
+    assert dmm.query("DATA:POIN?") == "+0"
+    assert errors(dmm) == []
