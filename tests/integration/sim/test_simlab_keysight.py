@@ -19,6 +19,13 @@ def errors(res) -> list[str]:
     return out
 
 
+def holds_its_readings(res, query: str, points: str) -> None:
+    """``query`` (READ?, MEASure?) leaves exactly its own readings in the reading memory."""
+    reply = res.query(query)
+    assert res.query("DATA:POIN?") == points
+    assert res.query("FETC?") == reply
+
+
 def test_load_level_and_range_queries_with_min_max_answer_the_limits(mvisa):
     """``CURR? MAX`` is the highest programmable current, not the setting (it answered the
     setting, 0 after *RST, whatever MIN|MAX asked)."""
@@ -46,12 +53,8 @@ def test_dmm_read_leaves_its_own_readings_in_memory(mvisa, clock):
     dmm.write("CONF:VOLT:DC 1;:SAMP:COUN 5;:INIT")
     assert dmm.query("DATA:POIN?") == "+5"
     dmm.write("SAMP:COUN 2")
-    read = dmm.query("READ?")
-    assert dmm.query("DATA:POIN?") == "+2"
-    assert dmm.query("FETC?") == read
-    measured = dmm.query("MEAS:VOLT:DC? 1")
-    assert dmm.query("DATA:POIN?") == "+1"
-    assert dmm.query("FETC?") == measured
+    holds_its_readings(dmm, "READ?", "+2")
+    holds_its_readings(dmm, "MEAS:VOLT:DC? 1", "+1")
     assert errors(dmm) == []
 
 
@@ -85,3 +88,15 @@ def test_dmm_data_remove_needs_its_count_and_that_many_readings(mvisa, clock):
     assert len(dmm.query("DATA:REM? 1").split(",")) == 1
     assert dmm.query("DATA:POIN?") == "+0"
     assert errors(dmm) == []
+
+
+def test_daq_read_and_measure_start_a_scan_whose_readings_stay_in_memory(mvisa):
+    """READ? (INIT and FETCh?) and MEASure? start a scan: the reading memory holds that
+    scan's readings, the earlier ones cleared (FETCh? answered an earlier INIT's)."""
+    daq = mvisa("daq")
+    daq.write("CONF:TEMP TC,K,(@101:104);:INIT")
+    assert daq.query("DATA:POIN?") == "+4"
+    daq.write("ROUT:SCAN (@101,102)")
+    holds_its_readings(daq, "READ?", "+2")
+    holds_its_readings(daq, "MEAS:TEMP? TC,K,(@103)", "+1")
+    assert errors(daq) == []
