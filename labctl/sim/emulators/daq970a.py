@@ -195,17 +195,24 @@ class DAQ970A(BenchInstrument):
     def conf_res(self, call: Call) -> None:
         self._configure(call, "RES")
 
+    def _scan_now(self, chans: list[int] | None = None) -> str:
+        """A scan started by READ? or MEASure?: like INIT, it clears the reading memory and
+        leaves its own readings there (they kept an earlier INIT's)."""
+        self.armed = False
+        self.readings = self._scan_all(chans)
+        return ",".join(self.readings)
+
     @scpi("MEASure:TEMPerature?")
     def meas_temp(self, call: Call) -> str:
-        return ",".join(self._scan_all(self._configure(call, "TEMP")))
+        return self._scan_now(self._configure(call, "TEMP"))
 
     @scpi("MEASure:VOLTage[:DC]?")
     def meas_volt(self, call: Call) -> str:
-        return ",".join(self._scan_all(self._configure(call, "VOLT")))
+        return self._scan_now(self._configure(call, "VOLT"))
 
     @scpi("MEASure:VOLTage:AC?")
     def meas_vac(self, call: Call) -> str:
-        return ",".join(self._scan_all(self._configure(call, "VOLT:AC")))
+        return self._scan_now(self._configure(call, "VOLT:AC"))
 
     @scpi("CONFigure?")
     def conf_q(self, call: Call) -> str:
@@ -217,7 +224,7 @@ class DAQ970A(BenchInstrument):
 
     @scpi("READ?")
     def read(self, call: Call) -> str:
-        return ",".join(self._scan_all())
+        return self._scan_now()
 
     @scpi("INITiate[:IMMediate]")
     def init(self, call: Call) -> None:

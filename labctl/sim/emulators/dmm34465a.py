@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument, nr1s
 from labctl.sim.scpi import Call, ScpiError, scpi
-from labctl.sim.scpi.values import OVERLOAD, nr3, parse_choice, parse_string
+from labctl.sim.scpi.values import NAN, OVERLOAD, nr3, parse_choice, parse_string
 
 FUNCS = {  # key -> header pattern (the optional [:DC] marks the DC function)
     "VOLT": "VOLTage[:DC]",
@@ -30,6 +30,7 @@ RANGES = {
     "RES": [100.0, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9],
     "FRES": [100.0, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9],
 }
+UNITS = {"VOLT": "VDC", "VOLT:AC": "VAC", "CURR": "ADC", "CURR:AC": "AAC", "RES": "OHM", "FRES": "OHM"}
 NPLCS = [0.001, 0.002, 0.006, 0.02, 0.06, 0.2, 1.0, 10.0, 100.0]
 
 
@@ -147,7 +148,8 @@ class K34465A(BenchInstrument):
     def meas(self, call: Call) -> str:
         key = _func_key(call)
         self._configure(key, call)
-        return self._fmt(self._take(key))
+        self.readings = self._take(key)
+        return self._fmt(self.readings)
 
     @scpi(*(f"CONFigure:{p}" for p in FUNCS.values()))
     def conf(self, call: Call) -> None:
@@ -160,7 +162,11 @@ class K34465A(BenchInstrument):
 
     @scpi("READ?")
     def read(self, call: Call) -> str:
-        return self._fmt(self._take())
+        """INITiate and FETCh?: the reading memory holds this READ?'s readings (the earlier
+        ones are cleared), as after MEASure? (they kept the readings of an earlier INIT)."""
+        self.armed = False
+        self.readings = self._take()
+        return self._fmt(self.readings)
 
     @scpi("INITiate[:IMMediate]")
     def init(self, call: Call) -> None:
@@ -191,9 +197,23 @@ class K34465A(BenchInstrument):
 
     @scpi("DATA:REMove?")
     def data_remove(self, call: Call) -> str:
-        n = int(call.number(0, minimum=1)) if call.has(0) else len(self.readings)
+        """``DATA:REMove? <num_readings>[,WAIT]``: the oldest ``num_readings``, erased; the count
+        is required, and fewer in memory is an error (unlike ``R?``; all readings are taken by
+        the time a query is read here, so WAIT changes nothing)."""
+        n = int(call.number(0, minimum=1, maximum=2_000_000))
+        if call.has(1):
+            call.choice(["WAIT"], 1)
+        if n > len(self.readings):
+            raise ScpiError(-222, f"{len(self.readings)} readings in memory, {n} asked")
         out, self.readings = self.readings[:n], self.readings[n:]
         return self._fmt(out)
+
+    @scpi("DATA:LAST?")
+    def data_last(self, call: Call) -> str:
+        """The last reading with its unit, ``+1.73730000E+00 VDC``; 9.91E37 (with the unit)
+        when memory is empty."""
+        value = self.readings[-1] if self.readings else NAN
+        return f"{nr3(value)} {UNITS[self.function]}"
 
     @scpi("R?")
     def read_remove(self, call: Call) -> str:

@@ -76,7 +76,12 @@ class EL34143A(BenchInstrument):
 
     @scpi(*(f"[SOURce:]{m}[:LEVel][:IMMediate][:AMPLitude]?" for m in MODES))
     def level_q(self, call: Call) -> str:
-        return nr3(self.bench.load.levels[self._func(call)])
+        """The setting, or with ``MIN|MAX`` the lowest/highest programmable level (it answered
+        the setting whatever was asked)."""
+        f = self._func(call)
+        if call.has(0):
+            return nr3(LIMITS[f][0] if call.choice(["MINimum", "MAXimum"]) == "MIN" else LIMITS[f][1])
+        return nr3(self.bench.load.levels[f])
 
     @scpi(*(f"[SOURce:]{m}:RANGe" for m in MODES))
     def rng(self, call: Call) -> None:
@@ -86,7 +91,11 @@ class EL34143A(BenchInstrument):
 
     @scpi(*(f"[SOURce:]{m}:RANGe?" for m in MODES))
     def rng_q(self, call: Call) -> str:
-        return nr3(self.ranges[self._func(call)])
+        """The range, or with ``MIN|MAX`` the lowest/highest one."""
+        f = self._func(call)
+        if call.has(0):
+            return nr3(RANGES[f][0] if call.choice(["MINimum", "MAXimum"]) == "MIN" else RANGES[f][-1])
+        return nr3(self.ranges[f])
 
     @scpi("[SOURce:]VOLTage:SENSe[:SOURce]")
     def vsense(self, call: Call) -> None:
