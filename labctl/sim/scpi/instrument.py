@@ -312,7 +312,7 @@ def _fail(code: int, detail: str | None) -> None:
 COMMON = {
     "*IDN?": ScpiInstrument._c_idn,
     "*RST": ScpiInstrument._c_rst,
-    "*CLS": ScpiInstrument._c_cls,
+    "*CLS": lambda self, p: self._c_cls(p),  # an emulator may clear its own queues too
     "*OPC": ScpiInstrument._c_opc,
     "*OPC?": ScpiInstrument._c_opc_q,
     "*WAI": ScpiInstrument._c_wai,
