@@ -8,6 +8,7 @@ thermocouple point (LID, HBM, VRM, INLET, DIE); a rail name wires that rail's vo
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,13 @@ SLOT1 = range(101, 123)
 MODULE_CHANNELS = {"DAQM901A": 22, "DAQM908A": 40}
 TC_UV_PER_C = 40.7e-6
 TC_TYPES = ["B", "E", "J", "K", "N", "R", "S", "T"]
+#: alarm limits: -1.0E+15 … +1.0E+15, 0 by default (DAQ970A guide, CALCulate:LIMit)
+LIMIT_MAX = 1.0e15
+#: the alarm queue holds the first 20 alarms; later ones are lost
+ALARM_QUEUE_SIZE = 20
+#: STATus:ALARm register bits (DAQ970A guide, Alarm Register)
+ALARM1_EVENT, QUEUE_NOT_EMPTY, QUEUE_OVERFLOW, ALARM1_ON, LOWER_LIMIT, UPPER_LIMIT = 1, 16, 32, 64, 4096, 8192
+NO_ALARM, LO, HI = 0, 1, 2
 
 
 @dataclass
@@ -43,6 +51,53 @@ class ChanCfg:
     range: float = 10.0
     rjun: str = "INT"
     delay: float = 0.0
+    lower: float = 0.0  # alarm limits and their states
+    upper: float = 0.0
+    lower_on: bool = False
+    upper_on: bool = False
+
+    def alarms_off(self, clear_limits: bool = False) -> None:
+        self.lower_on = self.upper_on = False
+        if clear_limits:
+            self.lower = self.upper = 0.0
+
+    def alarm(self, value: float) -> int:
+        """The alarm a reading raises: HI above an enabled upper limit, LO below an enabled lower one."""
+        if self.upper_on and value > self.upper:
+            return HI
+        if self.lower_on and value < self.lower:
+            return LO
+        return NO_ALARM
+
+
+@dataclass
+class ChanStats:
+    """A channel's scan statistics: its readings since the scan started or CALC:AVER:CLE."""
+
+    count: int = 0
+    total: float = 0.0
+    low: float = 0.0
+    high: float = 0.0
+    low_at: float = 0.0  # epoch seconds of the minimum / maximum
+    high_at: float = 0.0
+
+    def add(self, value: float, at: float) -> None:
+        if not self.count or value < self.low:
+            self.low, self.low_at = value, at
+        if not self.count or value > self.high:
+            self.high, self.high_at = value, at
+        self.count += 1
+        self.total += value
+
+
+def date_time(at: float | None) -> str:
+    """``2018,02,03,10,10,38.625``: the date and time of day the alarm queue and the
+    statistics' times use (``0,0,0,0,0,0`` for none)."""
+    if at is None:
+        return "0,0,0,0,0,0"
+    t = time.localtime(at)
+    seconds = t.tm_sec + (at - int(at))
+    return f"{t.tm_year:04d},{t.tm_mon:02d},{t.tm_mday:02d},{t.tm_hour:02d},{t.tm_min:02d},{seconds:06.3f}"
 
 
 @emulator("keysight-daq970a")
@@ -64,6 +119,9 @@ class DAQ970A(BenchInstrument):
         #: channel -> the bay (board) wired to it, in a rack; other channels read ``bench``
         self.bays: dict[str, Any] = {}
         self._solved = set()
+        # the alarm queue and the alarm status register outlive *RST (cleared by *CLS)
+        self.alarm_queue: list[str] = []
+        self.alarm_event = 0
         super().__init__(**kw)
 
     def sync(self) -> Any:
@@ -93,6 +151,7 @@ class DAQ970A(BenchInstrument):
         self.armed = False
         self.monitor_channel: int | None = None
         self.monitor_on = False
+        self._new_scan()
         if not self.wiring:
             self.wiring = dict(DEFAULT_WIRING)
 
@@ -107,6 +166,25 @@ class DAQ970A(BenchInstrument):
             if ch not in self.cfg:
                 raise ScpiError(-241 if 200 <= ch < 400 else -222, f"no channel {ch}")
         return chans
+
+    def _targets(self, call: Call, in_scan: bool = False) -> list[int]:
+        """The channel list, or the scan list when it is left out; ``in_scan``: each channel
+        must be in the scan list (the statistics)."""
+        chans = self._chans(call, required=False)
+        if not chans:
+            raise ScpiError(-221, "scan list is empty")
+        if in_scan:
+            for ch in chans:
+                if ch not in self.scan:
+                    raise ScpiError(-221, f"channel {ch} is not in the scan list")
+        return chans
+
+    def _new_scan(self) -> None:
+        """A scan starts (INIT, READ?, MEASure?, *RST): the statistics are cleared, the alarm
+        output unlatched, and a reading outside a limit is a crossing again."""
+        self.stats: dict[int, ChanStats] = {}
+        self.crossed: dict[int, int] = {}
+        self.alarm_latched = False
 
     def _value(self, ch: int) -> tuple[float, str]:
         """One reading of a channel in its configured function: (value, unit)."""
@@ -134,10 +212,27 @@ class DAQ970A(BenchInstrument):
             return ((b.ripple_rms(rail) if rail else 0.0) + abs(b.noise(2e-5))), "VAC"
         return OVERLOAD, "OHM"
 
+    def _evaluate(self, ch: int, value: float, unit: str, at: float) -> int:
+        """Statistics and alarm limits on one scanned reading; its alarm (0, LO 1, HI 2). An
+        alarm enters the queue when the reading crosses a limit, not while it stays outside."""
+        self.stats.setdefault(ch, ChanStats()).add(value, at)
+        alarm = self.cfg[ch].alarm(value)
+        if alarm and alarm != self.crossed.get(ch, NO_ALARM):
+            self.alarm_latched = True
+            self.alarm_event |= ALARM1_EVENT | (UPPER_LIMIT if alarm == HI else LOWER_LIMIT)
+            if len(self.alarm_queue) < ALARM_QUEUE_SIZE:
+                self.alarm_queue.append(f"{value:.8E} {unit},{date_time(at)},{ch},{alarm},1")
+                self.alarm_event |= QUEUE_NOT_EMPTY
+            else:
+                self.alarm_event |= QUEUE_OVERFLOW
+        self.crossed[ch] = alarm
+        return alarm
+
     def _sweep(self, chans: list[int], t0: float, k: int) -> list[str]:
         out = []
         for ch in chans:
             value, unit = self._value(ch)
+            alarm = self._evaluate(ch, value, unit, self.bench.clock.time() + k * self.trigger_timer)
             fields = [nr3(value) + (f" {unit}" if self.fmt["UNIT"] else "")]
             if self.fmt["TIME"]:
                 t = self.bench.t - t0 + k * self.trigger_timer if self.time_type == "REL" else self.bench.clock.time()
@@ -145,7 +240,7 @@ class DAQ970A(BenchInstrument):
             if self.fmt["CHAN"]:
                 fields.append(str(ch))
             if self.fmt["ALAR"]:
-                fields.append("0")
+                fields.append(str(alarm))
             out.append(",".join(fields))
         return out
 
@@ -167,6 +262,7 @@ class DAQ970A(BenchInstrument):
         for ch in chans:
             c = self.cfg[ch]
             c.func = func
+            c.alarms_off(clear_limits=True)  # a new configuration clears the channel's limits
             if func == "TEMP":
                 if args:
                     parse_choice(args[0], ["TCouple", "RTD", "FRTD", "THERmistor", "DEFault"])
@@ -199,6 +295,7 @@ class DAQ970A(BenchInstrument):
         """A scan started by READ? or MEASure?: like INIT, it clears the reading memory and
         leaves its own readings there (they kept an earlier INIT's)."""
         self.armed = False
+        self._new_scan()
         self.readings = self._scan_all(chans)
         return ",".join(self.readings)
 
@@ -228,6 +325,7 @@ class DAQ970A(BenchInstrument):
 
     @scpi("INITiate[:IMMediate]")
     def init(self, call: Call) -> None:
+        self._new_scan()
         if self.trigger_source == "BUS":
             self.armed, self.readings = True, []
         else:
@@ -304,6 +402,8 @@ class DAQ970A(BenchInstrument):
     def tc_type(self, call: Call) -> None:
         t = parse_choice(call.arg(0), TC_TYPES)
         for ch in self._chans(call):
+            if self.cfg[ch].tc_type != t:
+                self.cfg[ch].alarms_off()  # a new probe type turns the channel's alarms off
             self.cfg[ch].tc_type = t
 
     @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:TYPE?")
@@ -356,6 +456,8 @@ class DAQ970A(BenchInstrument):
         u = parse_choice(call.arg(0), ["C", "CEL", "F", "FAR", "K"])
         u = {"CEL": "C", "FAR": "F"}.get(u, u)
         for ch in self._chans(call, required=False) or list(self.cfg):
+            if self.cfg[ch].unit != u:
+                self.cfg[ch].alarms_off()  # so do new temperature units
             self.cfg[ch].unit = u
 
     @scpi("UNIT:TEMPerature?")
@@ -411,3 +513,95 @@ class DAQ970A(BenchInstrument):
         if slot == 100:
             return f"Keysight Technologies,DAQM901A,{self.serial}-1,1.0"
         return "Keysight Technologies,0,0,0"
+
+    # -- alarm limits, the alarm queue, scan statistics ------------------------------------
+    @staticmethod
+    def _upper(call: Call) -> bool:
+        """UPPer or LOWer in the header."""
+        return any(n.name in ("UPP", "UPPER") for n in call.unit.nodes)
+
+    @scpi("CALCulate:LIMit:UPPer", "CALCulate:LIMit:LOWer")
+    def limit(self, call: Call) -> None:
+        value = call.number(0, minimum=-LIMIT_MAX, maximum=LIMIT_MAX, default=0.0)
+        for ch in self._targets(call):
+            setattr(self.cfg[ch], "upper" if self._upper(call) else "lower", value)
+            self.crossed.pop(ch, None)
+
+    @scpi("CALCulate:LIMit:UPPer?", "CALCulate:LIMit:LOWer?")
+    def limit_q(self, call: Call) -> str:
+        if call.args:  # MIN|MAX|DEF instead of a channel list
+            word = call.choice(["MINimum", "MAXimum", "DEFault"])
+            return nr3({"MIN": -LIMIT_MAX, "MAX": LIMIT_MAX, "DEF": 0.0}[word])
+        side = "upper" if self._upper(call) else "lower"
+        return ",".join(nr3(getattr(self.cfg[ch], side)) for ch in self._targets(call))
+
+    @scpi("CALCulate:LIMit:UPPer:STATe", "CALCulate:LIMit:LOWer:STATe")
+    def limit_state(self, call: Call) -> None:
+        on = call.boolean(0)
+        for ch in self._targets(call):
+            setattr(self.cfg[ch], "upper_on" if self._upper(call) else "lower_on", on)
+            self.crossed.pop(ch, None)
+
+    @scpi("CALCulate:LIMit:UPPer:STATe?", "CALCulate:LIMit:LOWer:STATe?")
+    def limit_state_q(self, call: Call) -> str:
+        side = "upper_on" if self._upper(call) else "lower_on"
+        return ",".join(str(int(getattr(self.cfg[ch], side))) for ch in self._targets(call))
+
+    @scpi("SYSTem:ALARm?")
+    def alarm_q(self, call: Call) -> str:
+        """The oldest alarm, removed: ``2.41286927E+01 C,2018,02,03,10,10,38.625,101,1,1``
+        (reading with unit, date, time of day, channel, 1 LO | 2 HI, alarm number); 0 for
+        each field when the queue is empty."""
+        if not self.alarm_queue:
+            return ",".join(["0"] * 10)
+        return self.alarm_queue.pop(0)
+
+    @scpi("STATus:ALARm[:EVENt]?")
+    def alarm_event_q(self, call: Call) -> str:
+        value, self.alarm_event = self.alarm_event, 0
+        return nr1s(value)
+
+    @scpi("STATus:ALARm:CONDition?")
+    def alarm_cond_q(self, call: Call) -> str:
+        return nr1s((QUEUE_NOT_EMPTY if self.alarm_queue else 0) | (ALARM1_ON if self.alarm_latched else 0))
+
+    def _c_cls(self, p: list[str]) -> None:
+        super()._c_cls(p)
+        self.alarm_queue.clear()
+        self.alarm_event = 0
+
+    def _stats(self, call: Call) -> list[ChanStats]:
+        return [self.stats.get(ch, ChanStats()) for ch in self._targets(call, in_scan=True)]
+
+    @scpi("CALCulate:AVERage:AVERage?")
+    def stat_average(self, call: Call) -> str:
+        return ",".join(nr3(s.total / s.count if s.count else 0.0) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:MINimum?")
+    def stat_min(self, call: Call) -> str:
+        return ",".join(nr3(s.low) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:MAXimum?")
+    def stat_max(self, call: Call) -> str:
+        return ",".join(nr3(s.high) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:PTPeak?")
+    def stat_ptp(self, call: Call) -> str:
+        return ",".join(nr3(s.high - s.low) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:COUNt?")
+    def stat_count(self, call: Call) -> str:
+        return ",".join(nr3(s.count) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:MINimum:TIME?")
+    def stat_min_time(self, call: Call) -> str:
+        return ",".join(date_time(s.low_at if s.count else None) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:MAXimum:TIME?")
+    def stat_max_time(self, call: Call) -> str:
+        return ",".join(date_time(s.high_at if s.count else None) for s in self._stats(call))
+
+    @scpi("CALCulate:AVERage:CLEar")
+    def stat_clear(self, call: Call) -> None:
+        for ch in self._targets(call, in_scan=True):
+            self.stats.pop(ch, None)
