@@ -155,9 +155,10 @@ class Agent:
                 except Exception:  # noqa: BLE001 - the database may be down
                     pass
                 self.store.close()
-            for sig, old in previous.items():
-                signal.signal(sig, old if old is not None else signal.SIG_DFL)
             self.say(f"agent stopped ({self.stop_reason or 'done'}); {self.jobs_done} job(s) run")
+            if self.signals_seen == 0:  # stopped by a signal: a late press (Ctrl-C twice) must not
+                for sig, old in previous.items():  # turn a clean stop into a KeyboardInterrupt
+                    signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
     def _connect_and_register(self) -> bool:
         from labctl.store import open_store
