@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +27,17 @@ def _ephemeral_range() -> tuple[int, int]:
         return 32768, 60999
 
 
+#: ports this process has handed out lately: fixtures written one after another (eight fleet
+#: stations, say) are all chosen before any of their labs binds, so "free now" alone could hand
+#: two stations one port (about a 3 % chance for 40 ports) and their jobs would share a bench
+_GIVEN: dict[int, None] = {}
+_GIVEN_MAX = 8192
+_GIVEN_LOCK = threading.Lock()
+
+
 def free_ports(count: int) -> list[int]:
-    """``count`` distinct free TCP ports on 127.0.0.1 (held open together while chosen).
+    """``count`` distinct free TCP ports on 127.0.0.1 (held open together while chosen), none
+    of them handed out by an earlier call in this process (of the last 8,192).
 
     They are drawn below the kernel's ephemeral range: a port from that range can be taken,
     between choosing and serving, by any outgoing connection's local end (a database client,
@@ -39,11 +50,20 @@ def free_ports(count: int) -> list[int]:
     bottom = 10000 if low > 12000 else 61000
     rng = random.Random()
     socks: list[socket.socket] = []
+    with _GIVEN_LOCK:
+        return _free_ports(count, rng, bottom, top, socks)
+
+
+def _free_ports(count: int, rng: Any, bottom: int, top: int, socks: list[socket.socket]) -> list[int]:
     try:
         tries = 0
         while len(socks) < count:
             tries += 1
             port = rng.randint(bottom, top)
+            if port in _GIVEN:
+                if tries > 50 * count + 1000:
+                    raise OSError(errno.EADDRINUSE, f"no free port left in {bottom}-{top}")
+                continue
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             try:
                 s.bind(("127.0.0.1", port))
@@ -53,7 +73,12 @@ def free_ports(count: int) -> list[int]:
                     raise
                 continue
             socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+        ports = [s.getsockname()[1] for s in socks]
+        for port in ports:
+            _GIVEN[port] = None
+        while len(_GIVEN) > min(_GIVEN_MAX, (top - bottom) // 2):
+            del _GIVEN[next(iter(_GIVEN))]  # the oldest first
+        return ports
     finally:
         for s in socks:
             s.close()

@@ -39,7 +39,8 @@ def test_eight_agents_run_every_queued_job_exactly_once(tmp_path, lab_db):
     rows = job_rows(lab_db)
     assert [r.id for r in rows] == ids
     assert Counter(r.state for r in rows) == {"passed": N_JOBS}, [(r.id, r.state, r.message) for r in rows if r.state != "passed"]
-    assert all(r.claims == 1 and r.exit_code == 0 for r in rows)  # claimed once, by one agent
+    again = [(r.id, r.claims, r.exit_code, r.message) for r in rows if r.claims != 1 or r.exit_code != 0]
+    assert not again, (again, [a.output()[-2000:] for a in agents])  # each claimed once, by one agent
     run_ids = [r.run_id for r in rows]
     assert len(set(run_ids)) == N_JOBS and None not in run_ids
     n_runs, measured, outcomes, sessions = run_counts(lab_db)
