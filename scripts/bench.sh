@@ -14,8 +14,8 @@ for a in "$@"; do
 done
 "$PY" -m labctl.bench "${args[@]+"${args[@]}"}"
 if [ "$details" = 1 ]; then
-  for b in bench/instruments_overhead.py bench/sim_roundtrip.py bench/store_throughput.py bench/units_import.py \
-           bench/hostile_inputs.py; do
+  for b in bench/run_threads.py bench/instruments_overhead.py bench/sim_roundtrip.py bench/store_throughput.py \
+           bench/units_import.py bench/hostile_inputs.py; do
     echo; echo "== $b"; "$PY" "$b"
   done
 fi
