@@ -51,37 +51,32 @@ def free_ports(count: int) -> list[int]:
     rng = random.Random()
     socks: list[socket.socket] = []
     with _GIVEN_LOCK:
-        return _free_ports(count, rng, bottom, top, socks)
-
-
-def _free_ports(count: int, rng: Any, bottom: int, top: int, socks: list[socket.socket]) -> list[int]:
-    try:
-        tries = 0
-        while len(socks) < count:
-            tries += 1
-            port = rng.randint(bottom, top)
-            if port in _GIVEN:
-                if tries > 50 * count + 1000:
-                    raise OSError(errno.EADDRINUSE, f"no free port left in {bottom}-{top}")
-                continue
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
+        try:
+            tries = 0
+            while len(socks) < count:
+                tries += 1
+                port = rng.randint(bottom, top)
+                if port in _GIVEN:
+                    if tries > 50 * count + 1000:
+                        raise OSError(errno.EADDRINUSE, f"no free port left in {bottom}-{top}")
+                    continue
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    s.close()
+                    if tries > 50 * count + 1000:
+                        raise
+                    continue
+                socks.append(s)
+            ports = [s.getsockname()[1] for s in socks]
+            _GIVEN.update(dict.fromkeys(ports))
+            while len(_GIVEN) > min(_GIVEN_MAX, (top - bottom) // 2):
+                del _GIVEN[next(iter(_GIVEN))]  # the oldest first
+            return ports
+        finally:
+            for s in socks:
                 s.close()
-                if tries > 50 * count + 1000:
-                    raise
-                continue
-            socks.append(s)
-        ports = [s.getsockname()[1] for s in socks]
-        for port in ports:
-            _GIVEN[port] = None
-        while len(_GIVEN) > min(_GIVEN_MAX, (top - bottom) // 2):
-            del _GIVEN[next(iter(_GIVEN))]  # the oldest first
-        return ports
-    finally:
-        for s in socks:
-            s.close()
 
 
 def isolated_fixture(tmp_path: Path, source: str | Path = "sim-bench.yaml", **sim_overrides: Any) -> Path:
