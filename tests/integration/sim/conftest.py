@@ -125,3 +125,15 @@ def power_on(psu, volts: float = 5.0, clock: ManualClock | None = None) -> None:
     assert psu.query("OUTP? (@1)") == "1"
     if clock is not None:
         clock.advance(1.0)
+
+
+def scpi_errors(res, query: str = "SYST:ERR?", empty: tuple[str, ...] = ("0,", "+0,")) -> list[str]:
+    """Read the error queue until its "no error" entry (a reply starting with one of ``empty``);
+    the entries before it, oldest first. Fails if the queue never empties."""
+    out = []
+    for _ in range(25):
+        reply = res.query(query)
+        if reply.startswith(empty):
+            return out
+        out.append(reply)
+    raise AssertionError(f"error queue never emptied: {out}")

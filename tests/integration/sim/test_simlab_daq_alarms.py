@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.integration.sim.test_simlab_keysight import errors
+from tests.integration.sim.conftest import scpi_errors as errors
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,6 +11,8 @@ import re
 
 import pytest
 
+from tests.integration.sim.conftest import scpi_errors
+
 pytestmark = pytest.mark.timeout(60)
 READING = r"-?\d+\.\d{4},-?\d+\.\d{4},-?\d+\.\d{3}"  # :MEAS:ALL?: volts, amps, watts
 
@@ -29,10 +31,7 @@ def replies(psu, expected: dict[str, str]) -> None:
 
 
 def errors(psu) -> list[str]:
-    out = []
-    while not (reply := psu.query(":SYST:ERR?")).startswith(("0,", "+0,")):
-        out.append(reply)
-    return out
+    return scpi_errors(psu, ":SYST:ERR?")
 
 
 def test_source_n_addresses_the_channel_in_the_header(psu):

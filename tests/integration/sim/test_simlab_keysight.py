@@ -8,15 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.sim.conftest import power_on
+from tests.integration.sim.conftest import scpi_errors as errors
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def errors(res) -> list[str]:
-    out = []
-    while not (reply := res.query("SYST:ERR?")).startswith(("0,", "+0,")):
-        out.append(reply)
-    return out
 
 
 def holds_its_readings(res, query: str, points: str) -> None:

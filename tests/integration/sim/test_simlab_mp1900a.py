@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.sim.conftest import scpi_errors as errors
+
 pytestmark = pytest.mark.timeout(60)
 
 
-def errors(bert) -> list[str]:
-    out = []
-    while not (reply := bert.query("SYST:ERR?")).startswith(("0,", "+0,")):
-        out.append(reply)
-    return out
 
 
 def test_unit_and_interface_selection_as_clients_send_it(mvisa):

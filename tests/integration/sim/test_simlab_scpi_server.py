@@ -6,17 +6,13 @@ import socket
 
 import pytest
 
+from tests.integration.sim.conftest import scpi_errors
+
 pytestmark = pytest.mark.timeout(60)
 
 
 def errors(res) -> list[str]:
-    out = []
-    for _ in range(25):
-        e = res.query("SYST:ERR?")
-        if e.startswith("+0"):
-            return out
-        out.append(e)
-    raise AssertionError("error queue never emptied")
+    return scpi_errors(res, empty=("+0",))  # these emulators answer +0,"No error"
 
 
 def test_idn_of_every_scpi_emulator(lab, visa):
