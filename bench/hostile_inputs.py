@@ -7,7 +7,9 @@ run on the smallest bundled plan is printed first. Never fails on time.
     .venv/bin/python bench/hostile_inputs.py            # the worst cases of issue 10
     .venv/bin/python bench/hostile_inputs.py --all      # every file of tests/data/hostile
 
-The 50 MB plan is written to a temporary folder (it is too large to commit).
+The 50 MB plan is written to a temporary folder (it is too large to commit), and so is the
+slowest file to refuse: one just under the size limit (4 MiB) made of the smallest values,
+refused at the value limit (400,000).
 """
 
 from __future__ import annotations
@@ -75,7 +77,9 @@ def main(argv: list[str]) -> None:
         line = "  - {id: a, check: wait, args: {duration: 1 s}}\n"
         big.write_text("name: big\nsteps:\n" + line * (50_000_000 // len(line)), encoding="utf-8")
         cases = [("(reference) testplans/smoke.yaml", ROOT / "testplans" / "smoke.yaml")]
-        cases += [(n, CORPUS / n) for n in names] + [("50 MB plan", big)]
+        tiny = Path(tmp) / "tiny-values.yaml"  # the slowest file to refuse: 4 MiB of the smallest values
+        tiny.write_text("steps: [" + ",".join(["[]"] * ((4 << 20) // 3 - 4)) + "]\n", encoding="utf-8")
+        cases += [(n, CORPUS / n) for n in names] + [("50 MB plan", big), ("4 MiB of [] (at the limits)", tiny)]
         in_process(ROOT / "testplans" / "smoke.yaml")  # warm up: pint, pydantic, the check catalog
         print(f"{'case':34} {'labctl validate':>15} {'peak RSS':>9} {'in-process':>10}  exit  first line")
         for label, path in cases:

@@ -48,7 +48,7 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     wall = {"plan": float("inf"), "corners": float("inf")}
     for _round in range(1 if quick else 3):  # the best of 3, taking turns: a slow spell only ever adds time
         for name, path in (("plan", plan), ("corners", corners)):
-            seconds, code, out = timed_cli("validate", str(path))
+            seconds, code, out = timed_cli("validate", str(path), big=False)  # the default limits
             if code != 0:
                 raise RuntimeError(f"labctl validate {path} exited {code}: {out[-1000:]}")
             wall[name] = min(wall[name], seconds)
@@ -56,7 +56,7 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     return [
         Row(f"load: time per step at {small:,}/{mid:,}/{big:,} steps", f"linear (per step at {big:,} ≤ 1.5× the least)",
             shown, growth / 1.5),
-        Row(f"labctl validate, {target_n:,} steps", "≤ 2 s", f"{wall['plan']:.2f} s", wall["plan"] / 2.0),
+        Row(f"labctl validate, {target_n:,} steps (default limits)", "≤ 2 s", f"{wall['plan']:.2f} s", wall["plan"] / 2.0),
         Row(f"labctl validate, {target_n // 100} steps × 100 corners", "≤ 2 s", f"{wall['corners']:.2f} s",
             wall["corners"] / 2.0),
     ]

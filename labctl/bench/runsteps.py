@@ -70,7 +70,7 @@ def step_rows(tmp: Path, quick: bool) -> list[Row]:
                 for n, plan in plans.items():
                     db = tmp / f"run-{n}-{r}.db"
                     w, c, code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db", str(db),
-                                                    "--no-preflight")
+                                                    "--no-preflight", big=False)  # default limits
                     if code != 0:
                         raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
                     wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)

@@ -19,18 +19,21 @@ ENV_MAX_BYTES = "LABCTL_MAX_FILE_BYTES"
 ENV_MAX_NODES = "LABCTL_MAX_YAML_NODES"
 ENV_MAX_EXPANDED_STEPS = "LABCTL_MAX_EXPANDED_STEPS"
 
-#: a plan or fixture file, in bytes (1 MiB; the bundled plans are 1-5 KiB)
-MAX_BYTES = 1 << 20
-#: YAML values after every alias and merge key is expanded
-MAX_NODES = 100_000
+#: a plan or fixture file, in bytes (4 MiB: a 10,000-step plan written out in full, ~220 bytes
+#: a step, is 2.2 MB; the bundled plans are 1-5 KiB)
+MAX_BYTES = 4 << 20
+#: YAML values after every alias and merge key is expanded (that 10,000-step plan has 280,000;
+#: refusing a file of tiny values at this limit takes about 2 s and 250 MiB)
+MAX_NODES = 400_000
 #: alias uses (``*name``) in one file
 MAX_ALIASES = 1_000
 #: nesting of mappings and lists (a plan is about 6 deep)
 MAX_DEPTH = 64
 #: digits in one number (YAML or expression); 1e308 is the largest finite double anyway
 MAX_DIGITS = 100
-#: steps after expansion over corners (setup + steps × corners + teardown)
-MAX_EXPANDED_STEPS = 10_000
+#: steps after expansion over corners (setup + steps × corners + teardown); counted before
+#: anything is expanded, so a sweep of 10⁹ corners is refused at once
+MAX_EXPANDED_STEPS = 100_000
 #: nesting of parentheses, ``not`` and signs in one ``${…}`` or ``when:`` expression
 MAX_EXPR_DEPTH = 32
 #: tokens (numbers, names, operators) in one expression

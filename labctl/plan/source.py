@@ -164,11 +164,32 @@ class _EveryChar:
 _EVERY_CHAR = _EveryChar()
 _SLOW = object()
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})").fullmatch
+_PLAIN_FLOAT = re.compile(r"[-+]?[0-9]{1,17}\.[0-9]{0,17}(?:[eE][-+]?[0-9]{1,3})?").fullmatch
+
+
+def _fast_int(v: str) -> Any:
+    """A plain decimal integer of at most 18 digits (no 0-led octal, ``0x``, ``_`` or ``1:30``,
+    which PyYAML's constructor reads its own way): what the constructor makes of it."""
+    return int(v) if _PLAIN_INT(v) else _SLOW
+
+
+def _fast_float(v: str) -> Any:
+    """A plain decimal float, as the constructor reads it; a non-finite one (``1.0e999``) goes
+    the long way, which refuses it."""
+    if not _PLAIN_FLOAT(v):
+        return _SLOW
+    value = float(v)
+    return value if math.isfinite(value) else _SLOW
+
+
 #: scalars built without PyYAML's constructor (the common tags, in their common spellings)
 _FAST_SCALARS: dict[str, Any] = {
     _YAML + "str": lambda v: v,
     _YAML + "null": lambda v: None if v in ("", "~", "null", "Null", "NULL") else _SLOW,
     _YAML + "bool": lambda v: _BOOLS.get(v, _SLOW),
+    _YAML + "int": _fast_int,
+    _YAML + "float": _fast_float,
 }
 
 

@@ -169,3 +169,40 @@ def test_the_documented_validate_output_is_what_labctl_prints(labctl, doc):
     res = labctl("validate", "testplans/accelerator-evt.yaml", "--fixture", "fixtures/sim-bench.yaml", cwd=ROOT)
     samples = re.findall(r"`(ok  testplans/accelerator-evt\.yaml: [^`]*)`", (ROOT / doc).read_text())
     assert samples == [res.stdout.strip()], "regenerate the sample with the command above it"
+
+
+def _default_limits() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("LABCTL_MAX")}
+
+
+def test_plans_of_ten_thousand_steps_load_with_the_default_limits(labctl, tmp_path):
+    """The sizes the performance issue names: 10,000 steps written out in full (block style,
+    every step with its name, args, retries, tags and limits: 2.2 MB, 280,000 YAML values), and
+    10,000 steps through corners, each with a setup and a teardown step: no limit to raise."""
+    lines = ["name: long", 'version: "1"', "requires: [psu]", "setup:",
+             "  - {id: on, check: set, args: {target: psu.ch1.output, value: true}}", "steps:"]
+    for i in range(10_000):
+        lines += [f"  - id: rail_{i:05d}", f"    name: Rail check {i}", "    check: measure",
+                  "    args: {role: psu, property: ch1.voltage}", "    retries: 1", "    tags: [power, rails]",
+                  "    limits:", "      value: {nominal: 5 V, tol: 3 %, marginal: 10 %}"]
+    lines += ["teardown:", "  - {id: off, check: set, args: {target: psu.ch1.output, value: false}}"]
+    long = tmp_path / "long.yaml"
+    long.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("\n".join([
+        "name: sweep", 'version: "1"', "corners:",
+        "  vin: [" + ", ".join(f"{4 + i * 0.1:.1f} V" for i in range(10)) + "]",
+        "  temp: [" + ", ".join(f"{20 + i} degC" for i in range(10)) + "]",
+        "setup:", "  - {id: on, check: set, args: {target: psu.ch1.output, value: true}}", "steps:",
+        *(f"  - {{id: c{i}, check: measure, args: {{role: psu, property: ch1.voltage}}, limits: {{value: {{max: 30 V}}}}}}"
+          for i in range(100)),
+        "teardown:", "  - {id: off, check: set, args: {target: psu.ch1.output, value: false}}"]) + "\n", encoding="utf-8")
+    assert long.stat().st_size > 2_000_000
+    res = labctl("validate", str(long), str(sweep), "--fixture", "fixtures/sim-bench.yaml", env=_default_limits())
+    assert res.returncode == 0, res.stderr
+    assert f"ok  {long}: long v1: 10002 steps (1 setup, 10000 steps, 1 teardown), 0 corners, 10002 expanded" \
+        in res.stdout
+    assert f"ok  {sweep}: sweep v1: 102 steps (1 setup, 100 steps, 1 teardown), 100 corners, 10002 expanded" \
+        in res.stdout

@@ -90,10 +90,11 @@ def test_the_worst_files_exit_4_located_within_bounded_memory(tmp_path):
         fh.write("name: big\nsteps:\n")
         line = "  - {id: a, check: wait, args: {duration: 1 s}}\n"
         fh.write(line * (50_000_000 // len(line)))
-    tail = tmp_path / "syntax-error-at-the-end.yaml"  # near every limit, broken on its last line
+    tail = tmp_path / "syntax-error-at-the-end.yaml"  # near the size limit (4 MiB), broken on its last line
     tail.write_text("name: t\nsteps:\n" + "".join(
-        f"  - {{id: s{k}, check: wait, description: {'x' * 350}, args: {{duration: 1 s}}}}\n" for k in range(2500))
+        f"  - {{id: s{k}, check: wait, description: {'x' * 350}, args: {{duration: 1 s}}}}\n" for k in range(10_000))
         + "  - [unclosed\n", encoding="utf-8")
+    assert 4_000_000 < tail.stat().st_size < 4 << 20
     paths = [CORPUS / name for name in WORST] + [big, tail]
     res = _validate(*paths)
     out = res.stdout + res.stderr
@@ -102,7 +103,7 @@ def test_the_worst_files_exit_4_located_within_bounded_memory(tmp_path):
     for p in paths:
         assert re.search(rf"^{re.escape(str(p))}:\d+:\d+: ", res.stderr, re.M), f"{p.name} not located:\n{out}"
     assert f"{big}:1:1: file too large: " in res.stderr
-    assert f"{tail}:2504:1: bad YAML: " in res.stderr
+    assert f"{tail}:10004:1: bad YAML: " in res.stderr
 
 
 def test_the_whole_corpus_through_the_command_line(tmp_path):
@@ -120,18 +121,18 @@ def test_the_whole_corpus_through_the_command_line(tmp_path):
 def test_limits_that_may_be_raised_say_how_and_can_be(tmp_path):
     plan = tmp_path / "sweep.yaml"
     plan.write_text("name: sweep\ncorners:\n  a: [" + ", ".join(map(str, range(150))) + "]\n"
-                    "  b: [" + ", ".join(map(str, range(100))) + "]\n"
+                    "  b: [" + ", ".join(map(str, range(1000))) + "]\n"
                     "steps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n", encoding="utf-8")
     res = _validate(plan)
     assert res.returncode == 4
-    assert "150 × 100 = 15,000 corners" in res.stderr
+    assert "150 × 1000 = 150,000 corners" in res.stderr
     assert "LABCTL_MAX_EXPANDED_STEPS=" in res.stderr
     import os
 
-    env = {**os.environ, "LABCTL_MAX_EXPANDED_STEPS": "20000"}
+    env = {**os.environ, "LABCTL_MAX_EXPANDED_STEPS": "200000"}
     res = _validate(plan, env=env)
     assert res.returncode == 0, res.stderr
-    assert "15000 expanded" in res.stdout
+    assert "150000 expanded" in res.stdout
 
 
 @pytest.mark.parametrize(("value", "message"), [

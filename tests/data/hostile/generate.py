@@ -15,6 +15,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from labctl.plan.bounds import MAX_EXPANDED_STEPS, MAX_NODES
+
 HERE = Path(__file__).resolve().parent
 HEAD = "name: hostile\nrequires: [psu, daq, dut, chamber]\n"
 WAIT = "  - id: w\n    check: wait\n    args: {duration: 1 s}\n"
@@ -62,13 +64,13 @@ def laughs(levels: int, width: int, merge: bool = False) -> str:
 
 
 def crossing_line(levels: int, width: int, merge: bool, first_line: int) -> int | None:
-    """The line of the bomb's level whose aliases take the expanded total past 100,000."""
+    """The line of the bomb's level whose aliases take the expanded total past MAX_NODES."""
     size, total = 1 + width, 60  # level 0; the plan's own few values
     for lvl in range(levels):
         if lvl:
             size = 1 + width * (size + (1 if merge else 0))
         total += size
-        if total > 100_000:
+        if total > MAX_NODES:
             return first_line + lvl
     return None
 
@@ -84,9 +86,12 @@ for levels in (5, 6, 7, 8, 9):
 for levels in (6, 8):
     case(f"laughs-map-{levels}", plan(laughs(levels, 10, merge=True)), "too many values once aliases are expanded",
          line=crossing_line(levels, 10, True, BOMB_LINE))
+# the use of *m4 (in m5's merge list) at which the expanded total passes MAX_NODES, counted for
+# the limit as it is: recount when MAX_NODES changes
+MERGE_BOMB_CROSSING = {400_000: 6, 100_000: 0}[MAX_NODES]
 case("merge-bomb", plan("x_m:\n" + "".join(
     f"  m{i}: &m{i} {{<<: [" + ", ".join([f"*m{i - 1}"] * 10) + f"], k{i}: 1}}\n" if i else "  m0: &m0 {a: 1, b: 2}\n"
-    for i in range(8))), "too many values once aliases are expanded", at="*m4")
+    for i in range(8))), "too many values once aliases are expanded", at="*m4", nth=MERGE_BOMB_CROSSING)
 for n in (1001, 5000):
     case(f"alias-count-{n}", plan("x_a: &a 1\nx_b: [" + ", ".join(["*a"] * n) + "]\n"),
          "too many aliases", at="*a", nth=1000)
@@ -191,10 +196,11 @@ case("expr-undefined-word", plan("parameters:\n  mode: quick\n", step("    when:
      "undefined parameter 'full'", at="full")
 
 # -- corners -------------------------------------------------------------------------------------
-for axes, values in ((2, 101), (3, 22), (4, 11), (6, 10), (9, 10), (12, 10), (1, 10_001), (5, 7)):
+# each just past MAX_EXPANDED_STEPS (100,000) but the last three, far past it
+for axes, values in ((2, 317), (3, 47), (4, 18), (5, 11), (1, MAX_EXPANDED_STEPS + 1), (6, 10), (9, 10), (12, 10)):
     body = "corners:\n" + "".join(f"  a{i}: [{', '.join(str(j) for j in range(values))}]\n" for i in range(axes))
     case(f"corners-{axes}x{values}", plan(body), "corners:", at="corners")
-case("corners-steps", plan("corners:\n  a: [" + ", ".join(str(i) for i in range(2000)) + "]\n",
+case("corners-steps", plan("corners:\n  a: [" + ", ".join(str(i) for i in range(MAX_EXPANDED_STEPS // 5)) + "]\n",
                            "".join(f"  - {{id: w{i}, check: wait, args: {{duration: 1 s}}}}\n" for i in range(6))),
      "steps to run", at="corners")
 
@@ -240,9 +246,13 @@ case("include-bomb-deep", plan("", "  - include: lib/ibomb-0.yaml\n"), "more tha
      line=3, column=14, in_file="lib/ibomb-22.yaml")
 case("include-bomb-empty", plan("", "  - include: lib/ebomb-0.yaml\n"), "more than 200 includes",
      line=3, column=14, in_file="lib/ebomb-22.yaml")
+# many-steps.yaml holds 2,600 steps: the include that crosses MAX_EXPANDED_STEPS is refused at
+# the step that crosses it, in that file
+_CROSSING_INCLUDE = MAX_EXPANDED_STEPS // 2600 + 1
 case("include-bomb-steps", plan("", "".join(f"  - {{include: lib/many-steps.yaml, prefix: p{i}_}}\n"
-                                            for i in range(4))),
-     "steps once includes are spliced in", line=2 + (10_000 - 3 * 2600), column=5, in_file="lib/many-steps.yaml")
+                                            for i in range(_CROSSING_INCLUDE + 1))),
+     "steps once includes are spliced in", line=1 + MAX_EXPANDED_STEPS + 1 - (_CROSSING_INCLUDE - 1) * 2600,
+     column=5, in_file="lib/many-steps.yaml")
 case("include-cycle", plan("", "  - include: lib/cycle.yaml\n"), "include cycle", line=2, column=14,
      in_file="lib/cycle.yaml")
 
