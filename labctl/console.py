@@ -157,8 +157,11 @@ class ConsoleReporter:
         elif held is not None:
             if isinstance(event, ev.StepEnded):
                 del self._held[key]
-                if event.outcome in _QUIET and not held.noteworthy and self.budget.available() < 3:
-                    self._fold(held.started.step_id)
+                if self.budget.available() < 3:  # no lines left for the step in full
+                    if event.outcome in _QUIET and not held.noteworthy:
+                        self._fold(held.started.step_id)
+                    else:
+                        self._brief(held, event)
                     return
                 self._release(held)
             elif self.clock() - held.t0 >= self.hold_up_to:  # a long step: show it live from now on
@@ -186,6 +189,26 @@ class ConsoleReporter:
     def _release(self, held: _Held) -> None:
         for e in held.events:
             self._show(e)
+
+    def _brief(self, held: _Held, ended: ev.StepEnded) -> None:
+        """A step that did not pass (or passed with something to say) when no lines are left:
+        its warnings and instrument errors, then one line with its id, corner, attempt and
+        outcome message (which names the first failing value and its limit). Failures always
+        print; a run where every step fails prints a line per attempt, not four."""
+        if self._folded:
+            self._print_folded()
+        for e in held.events:
+            if e.__class__ is not ev.MeasurementRecorded and _noteworthy(e):
+                self._show(e)
+        started = held.started
+        corner = _corner(started.corner)
+        attempt = f" (attempt {started.attempt})" if started.attempt > 1 else ""
+        style = _OUTCOME_STYLE[ended.outcome.value]
+        self._unshown.pop(ended.step_key, None)  # (a held step has none: its events are held, not counted)
+        msg = f"  {_fmt(ended.message)}" if ended.message else ""
+        self.console.print(f"  [{style}]{ended.outcome.value}[/] [bold]{_fmt(started.step_id)}[/]"
+                           f"{f' [dim]{corner}[/]' if corner else ''}{attempt}{msg}")
+        self.budget.spend(1)
 
     def _show(self, event: ev.Event) -> None:
         if self._folded:
@@ -316,8 +339,9 @@ class JsonLinesReporter:
 def summary_table(result: Any, title: str = "", max_rows: int = 60) -> Any:
     """A rich table of a run's steps: outcome, attempts, and the message (value vs limit).
 
-    Past ``max_rows`` steps only those that did not pass are listed, with one closing row
-    counting the passed ones (``labctl runs show`` lists them all)."""
+    Past ``max_rows`` steps only those that did not pass are listed, at most ``max_rows`` of
+    them (the first), with closing rows counting the others by outcome (``labctl runs show``
+    lists them all)."""
     from rich.table import Table
 
     table = Table(title=title or f"run {result.run_id}: {result.outcome.value}", show_lines=False)
@@ -327,15 +351,21 @@ def summary_table(result: Any, title: str = "", max_rows: int = 60) -> Any:
     table.add_column("details", overflow="fold")
     shown = [s for s in result.steps if not (s.check == "safe_state" and s.outcome is ev.StepOutcome.PASS)]
     folded = 0
+    beyond: dict[str, int] = {}  # outcome -> steps that did not pass and are not listed
     if len(shown) > max_rows:
         kept = [s for s in shown if s.outcome is not ev.StepOutcome.PASS]
         folded = len(shown) - len(kept)
-        shown = kept
+        shown = kept[:max_rows]
+        for s in kept[max_rows:]:
+            beyond[s.outcome.value] = beyond.get(s.outcome.value, 0) + 1
     for s in shown:
         corner = ", ".join(f"{k}={v}" for k, v in s.corner.items())
         style = _OUTCOME_STYLE.get(s.outcome.value, "")
         attempts = f" ×{s.attempts}" if s.attempts > 1 else ""
         table.add_row(_fmt(s.step_id), _fmt(corner), f"[{style}]{s.outcome.value}[/]{attempts}", _fmt(s.message))
+    for outcome, count in beyond.items():
+        table.add_row(f"… {count} more", "", f"[{_OUTCOME_STYLE.get(outcome, '')}]{outcome}[/]",
+                      "listed by labctl runs show")
     if folded:
         table.add_row(f"… {folded} more", "", f"[{_OUTCOME_STYLE['PASS']}]PASS[/]", "listed by labctl runs show")
     return table
