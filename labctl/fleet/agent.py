@@ -7,7 +7,8 @@ would — :func:`labctl.launch.execute`: same pre-flight, safety and store — o
 
 * SIGTERM, SIGINT, SIGHUP, SIGQUIT: the running job is aborted to the safe state, its run is
   kept and the job goes back to the queue bound to this station (the next agent here resumes
-  it); then the agent stops. A second signal only says the safe state is still being reached.
+  it); then the agent stops. A second signal only says the safe state is still being reached;
+  once the agent has stopped, further ones are ignored while the process ends (exit 0).
 * The database fails during a job: the run goes on and its results are spooled (the
   recorder); the agent claims nothing until the database is back, then pushes the spool and
   records the job's outcome.
@@ -156,9 +157,12 @@ class Agent:
                     pass
                 self.store.close()
             self.say(f"agent stopped ({self.stop_reason or 'done'}); {self.jobs_done} job(s) run")
-            if self.signals_seen == 0:  # stopped by a signal: a late press (Ctrl-C twice) must not
-                for sig, old in previous.items():  # turn a clean stop into a KeyboardInterrupt
-                    signal.signal(sig, old if old is not None else signal.SIG_DFL)
+            for sig, old in previous.items():
+                # Stopped by a signal, the process only ends from here: a late press (Ctrl-C twice)
+                # is ignored. Not the agent's handler: Python's finalization resets every
+                # Python-level handler to the default, which would turn a press that lands
+                # then into a death by SIGINT instead of the clean exit 0.
+                signal.signal(sig, signal.SIG_IGN if self.signals_seen else old if old is not None else signal.SIG_DFL)
 
     def _connect_and_register(self) -> bool:
         from labctl.store import open_store
