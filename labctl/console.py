@@ -204,7 +204,6 @@ class ConsoleReporter:
         corner = _corner(started.corner)
         attempt = f" (attempt {started.attempt})" if started.attempt > 1 else ""
         style = _OUTCOME_STYLE[ended.outcome.value]
-        self._unshown.pop(ended.step_key, None)  # (a held step has none: its events are held, not counted)
         msg = f"  {_fmt(ended.message)}" if ended.message else ""
         self.console.print(f"  [{style}]{ended.outcome.value}[/] [bold]{_fmt(started.step_id)}[/]"
                            f"{f' [dim]{corner}[/]' if corner else ''}{attempt}{msg}")

@@ -158,11 +158,13 @@ class Agent:
                 self.store.close()
             self.say(f"agent stopped ({self.stop_reason or 'done'}); {self.jobs_done} job(s) run")
             for sig, old in previous.items():
-                # Stopped by a signal, the process only ends from here: a late press (Ctrl-C twice)
-                # is ignored. Not the agent's handler: Python's finalization resets every
-                # Python-level handler to the default, which would turn a press that lands
-                # then into a death by SIGINT instead of the clean exit 0.
-                signal.signal(sig, signal.SIG_IGN if self.signals_seen else old if old is not None else signal.SIG_DFL)
+                if self.signals_seen:
+                    # Stopped by a signal, the process only ends from here: a late press (Ctrl-C
+                    # twice) is ignored. Not the agent's handler: Python's finalization resets
+                    # every Python-level handler to the default, which would turn a press that
+                    # lands then into a death by SIGINT instead of the clean exit 0.
+                    old = signal.SIG_IGN
+                signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
     def _connect_and_register(self) -> bool:
         from labctl.store import open_store

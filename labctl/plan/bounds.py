@@ -23,7 +23,7 @@ ENV_MAX_EXPANDED_STEPS = "LABCTL_MAX_EXPANDED_STEPS"
 #: a step, is 2.2 MB; the bundled plans are 1-5 KiB)
 MAX_BYTES = 4 << 20
 #: YAML values after every alias and merge key is expanded (that 10,000-step plan has 280,000;
-#: refusing a file of tiny values at this limit takes about 2 s and 250 MiB)
+#: refusing a file of tiny values at this limit takes about 1 s and 170 MiB: bench/hostile_inputs.py)
 MAX_NODES = 400_000
 #: alias uses (``*name``) in one file
 MAX_ALIASES = 1_000
