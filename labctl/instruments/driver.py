@@ -499,10 +499,13 @@ OVERLOAD = 9.9e37  # SCPI: +9.9E37 overload, 9.91E37 not-a-number
 def _overload(value: Any) -> bool:
     if isinstance(value, float):
         return abs(value) >= OVERLOAD
-    if isinstance(value, list | tuple):
-        return any(_overload(v) for v in value)
-    if isinstance(value, dict):
-        return any(_overload(v) for v in value.values())
+    if isinstance(value, list | tuple | dict):  # a table of readings: one loop, no call per float
+        for v in value.values() if isinstance(value, dict) else value:
+            if v.__class__ is float:
+                if v >= OVERLOAD or v <= -OVERLOAD:
+                    return True
+            elif _overload(v):
+                return True
     return False
 
 

@@ -20,7 +20,7 @@ class ReplyParseError(ValueError):
 
 def to_float(text: str) -> float:
     try:
-        value = float(text.strip().strip('"'))
+        value = float(text) if '"' not in text else float(text.strip().strip('"'))  # float() strips blanks
     except ValueError:
         raise ReplyParseError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):  # NaN passes no limit check by failing it: never a value
@@ -124,12 +124,13 @@ def parse_kv(text: str, item: str) -> dict[str, Any]:
 def parse_table(text: str, item: str) -> dict[str, Any]:
     """Lines ``NAME VALUE [UNIT]`` → ``{NAME: VALUE}`` (a value that does not convert stays text)."""
     out: dict[str, Any] = {}
+    to_item = ITEM_TYPES[item]
     for line in text.splitlines():
         parts = line.split()
         if len(parts) < 2:
             continue
         try:
-            out[parts[0]] = convert(parts[1], item)
+            out[parts[0]] = to_item(parts[1])
         except ReplyParseError:
             out[parts[0]] = parts[1]
     if not out:

@@ -149,27 +149,43 @@ class DbSink:
 
     def _write(self, conn: Connection, b: Batch) -> None:
         children: dict[str, list[Any]] = defaultdict(list)
-        later: list[tuple[int, ev.Event]] = []
-        starts = [(seq, e) for seq, e in b.items if isinstance(e, ev.StepStarted)]
-        bulk_started = len(starts) > 1  # a group commit: every step row in one statement
-        for _seq, e in b.items:  # the run row before its steps (a spooled batch may carry both)
-            if isinstance(e, ev.RunStarted):
-                self._run_started(conn, b, e)
+        later: list[tuple[int, ev.Event]] = []  # step ends first, then answers and the run's end
+        # one pass sorts the batch (a group commit holds thousands of events): step starts,
+        # step ends (by key, the first of each), the run start, everything else in order
+        starts: list[tuple[int, ev.StepStarted]] = []
+        ends: dict[str, ev.StepEnded] = {}
+        others: list[tuple[int, ev.Event]] = []
+        run_started: list[ev.RunStarted] = []
+        for item in b.items:
+            cls = item[1].__class__
+            if cls is ev.MeasurementRecorded:
+                others.append(item)
+            elif cls is ev.StepStarted:
+                starts.append(item)  # type: ignore[arg-type]
+            elif cls is ev.StepEnded:
+                ends.setdefault(item[1].step_key, item[1])  # type: ignore[attr-defined]
+                later.append(item)
+            elif cls is ev.RunStarted:
+                run_started.append(item[1])  # type: ignore[arg-type]
+            else:
+                others.append(item)
+        for e in run_started:  # the run row before its steps (a spooled batch may carry both)
+            self._run_started(conn, b, e)
         ended: dict[str, float] = {}  # step rows written whole (their end in the same batch): key -> ended_at
-        if bulk_started:
-            ended = self._steps_started(conn, b, starts)
-        for seq, e in b.items:
+        if len(starts) > 1:  # a group commit: every step row in one statement
+            ended = self._steps_started(conn, b, starts, ends)
+        else:
+            for seq, e in starts:
+                self._step_started(conn, b, seq, e)
+        measurement = self._measurement
+        rows = children["measurements"]
+        for seq, e in others:
             match e:  # measurements first: by far the most frequent
                 case ev.MeasurementRecorded():
-                    children["measurements"].append(self._measurement(conn, b, seq, e))
+                    rows.append(measurement(conn, b, seq, e))
                 case ev.SampleRecorded():
                     children["samples"].append((self._step_ref(conn, b, e.step_key, e.time), b.run_id,
                                                 seq, e.series, e.value, e.unit, e.time))
-                case ev.StepStarted():
-                    if not bulk_started:
-                        self._step_started(conn, b, seq, e)
-                case ev.RunStarted():
-                    pass  # written first, above
                 case ev.LogMessage():
                     children["logs"].append(self._child(b, seq, e, level=e.level, message=e.message))
                 case ev.PromptAsked():
@@ -181,10 +197,12 @@ class DbSink:
                         b, seq, e, role=e.role, code=e.code, message=e.message))
                 case ev.AttachmentAdded():
                     children["attachments"].append(self._attachment(b, seq, e))
-                case ev.StepEnded() | ev.PromptAnswered() | ev.RunEnded():
+                case ev.PromptAnswered() | ev.RunEnded():
                     later.append((seq, e))
                 case _:
                     pass  # Progress goes its own way (Recorder: latest line per run, throttled)
+        if not rows:
+            del children["measurements"]
         if b.io_records:
             run_id, session = b.run_id, b.session
             children["io_log"] = [
@@ -193,15 +211,15 @@ class DbSink:
                  rec.get("elapsed_s"))
                 for seq, rec in b.io_records]
         tables = {t.name: t for t in (measurements, samples, logs, prompts, instrument_errors, attachments, io_log)}
-        for name, rows in children.items():
+        for name, table_rows in children.items():
             if name in self._bulk:
-                conn.exec_driver_sql(self._bulk[name], rows)
+                conn.exec_driver_sql(self._bulk[name], table_rows)
             else:
-                conn.execute(self._ins(tables[name]), rows)
-        ends = [(e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time))
+                conn.execute(self._ins(tables[name]), table_rows)
+        end_rows = [(e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time))
                 for _seq, e in later if isinstance(e, ev.StepEnded) and ended.get(e.step_key) != e.time]
-        if ends:
-            conn.exec_driver_sql(self._sql["step_end"], ends if len(ends) > 1 else ends[0])
+        if end_rows:
+            conn.exec_driver_sql(self._sql["step_end"], end_rows if len(end_rows) > 1 else end_rows[0])
         for _seq, e in later:
             if isinstance(e, ev.StepEnded):
                 continue
@@ -290,17 +308,15 @@ class DbSink:
         else:
             self._steps[key] = ref
 
-    def _steps_started(self, conn: Connection, b: Batch, starts: list[tuple[int, ev.StepStarted]]) -> dict[str, float]:
+    def _steps_started(self, conn: Connection, b: Batch, starts: list[tuple[int, ev.StepStarted]],
+                       ends: dict[str, ev.StepEnded]) -> dict[str, float]:
         """Many step rows at once (one ``executemany``), then their ids in one query per 500.
 
         A step whose end is in the same batch (a group commit) is inserted whole, its outcome
         with it. Returns those that are in the table whole now: step key -> ``ended_at``. A
         row that was there already (a replayed batch) is not among them unless it holds
-        this very end, so the caller still sets its end."""
-        ends: dict[str, ev.StepEnded] = {}
-        for _seq, e in b.items:
-            if isinstance(e, ev.StepEnded):
-                ends.setdefault(e.step_key, e)  # (a later end of the same key is an update, as always)
+        this very end, so the caller still sets its end. ``ends``: the first end of each step
+        key in the batch (a later end of the same key is an update, as always)."""
         open_rows: list[tuple[Any, ...]] = []
         whole_rows: list[tuple[Any, ...]] = []
         for seq, e in starts:

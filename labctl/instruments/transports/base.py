@@ -147,10 +147,12 @@ class Transport(ABC):
         def more() -> list[str]:
             try:
                 while len(lines) < max_lines and time.monotonic() <= deadline:
-                    line = self._read()
-                    lines.append(line)
-                    if done(line):
-                        break
+                    got = self._read_lines(max_lines - len(lines))
+                    for i, line in enumerate(got):
+                        lines.append(line)
+                        if done(line):
+                            self._unread(got[i + 1:])
+                            return lines
             finally:  # (logged before a timeout or a lost link is, as line by line)
                 if self.session_log is not None:
                     self.session_log.record_lines(self.name, self.resource, "reply", lines)
@@ -224,6 +226,16 @@ class Transport(ABC):
     def _query(self, command: str) -> str:
         self._write(command)
         return self._read()
+
+    def _read_lines(self, limit: int) -> list[str]:
+        """One line or more (at most ``limit``), waiting as :meth:`_read` does for the first:
+        subclasses that buffer input return every complete line already received at once."""
+        return [self._read()]
+
+    def _unread(self, lines: list[str]) -> None:
+        """Put back lines :meth:`_read_lines` returned past the one a reader wanted."""
+        if lines:
+            raise RuntimeError(f"{type(self).__name__} cannot put back {len(lines)} line(s)")
 
     def _flush_input(self) -> None:
         """Drop late replies after a timeout (subclasses that can, do)."""

@@ -116,6 +116,29 @@ class SerialTransport(Transport):
         buf.clear()
         raise TimeoutError(f"no complete line (got {partial!r})")
 
+    def _read_lines(self, limit: int) -> list[str]:
+        """The next line (waited for), then every complete line already received, up to
+        ``limit`` in all: a console's table of readings arrives in one read, and is split once."""
+        lines = [self._read()]
+        buf = self._rx
+        term = self.read_termination.encode() or b"\n"
+        end = buf.rfind(term)
+        if limit <= 1 or end < 0:
+            return lines
+        raw = bytes(buf[:end]).split(term)
+        if len(raw) < limit:
+            del buf[: end + len(term)]
+        else:  # more complete lines than wanted: the rest stay buffered
+            raw = raw[: limit - 1]
+            del buf[: sum(map(len, raw)) + len(term) * len(raw)]
+        lines += [r.decode(errors="replace").rstrip("\r") for r in raw]
+        return lines
+
+    def _unread(self, lines: list[str]) -> None:
+        if lines:  # lines after the one wanted go back in front of what is still buffered
+            term = self.read_termination or "\n"
+            self._rx[:0] = "".join(line + term for line in lines).encode()
+
     def _pending(self) -> bool:
         import serial
 

@@ -192,6 +192,23 @@ def test_serial_over_a_pty(pty_pair):
             t.query("TEMP?")  # nobody answers
 
 
+def test_serial_read_until_takes_a_table_arriving_in_one_write_and_keeps_what_follows(pty_pair):
+    """A console's reply arrives in one read: the lines up to the end line are returned (no
+    more than max_lines), the rest stay for the next read, in order, byte for byte."""
+    master, path = pty_pair
+    t = make_transport(path, name="dut", timeout=0.5)
+    with t:
+        os.write(master, b"a 1\r\nb 2\nOK\nlater 1\nlater 2\r\npart")
+        assert t.read_until(lambda line: line == "OK", 10, float("inf")) == ["a 1", "b 2", "OK"]
+        assert t.read() == "later 1"
+        assert t.read_until(lambda line: False, 1, float("inf")) == ["later 2"]
+        os.write(master, b"ial\nx\ny\nz\n")
+        assert t.read_until(lambda line: False, 3, float("inf")) == ["partial", "x", "y"]
+        assert t.read() == "z"
+        with pytest.raises(InstrumentTimeout):
+            t.read()  # nothing left over
+
+
 def test_serial_missing_device_is_a_clear_disconnect(tmp_path):
     t = make_transport(str(tmp_path / "nothing"), name="dut", timeout=0.5)
     with pytest.raises(InstrumentDisconnected, match="no such serial device"):
