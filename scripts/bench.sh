@@ -12,6 +12,9 @@ args=()
 for a in "$@"; do
   if [ "$a" = "--details" ]; then details=1; else args+=("$a"); fi
 done
+# the start-up rows time an installed labctl: its modules compiled, as pip leaves a regular
+# install (an editable one under PYTHONDONTWRITEBYTECODE would compile them at every start)
+"$PY" -m compileall -q labctl >/dev/null || true
 "$PY" -m labctl.bench "${args[@]+"${args[@]}"}"
 if [ "$details" = 1 ]; then
   for b in bench/run_threads.py bench/instruments_overhead.py bench/sim_roundtrip.py bench/store_throughput.py \
