@@ -25,6 +25,7 @@ from fleet_support import (
 from labctl.fleet import queue, registry
 from labctl.sim.testing import served_lab
 from labctl.store.testing import verify_after_kill
+from tests.conftest import run_labctl
 
 
 def _in_step(url: str, station: str, marker: str):
@@ -86,6 +87,12 @@ def test_a_stopped_agent_aborts_its_job_to_the_safe_state_and_its_station_resume
         try:
             wait_for(lambda: _in_step(lab_db, "st-s", "@1"), 60, "the job's second corner")
             assert lab.scpi("psu", "OUTP? (@1)") == "1"  # powered, mid-job
+            if len(signals) == 2:  # the second press must land while the safe state is being reached:
+                # the supply's next answer (the run reads only the DAQ between its waits, so: the
+                # teardown's or the safe state's) comes 1 s late, well within its 2 s timeout
+                res = run_labctl("sim", "inject", "slow_reply", "role=psu", "delay=1.0", "count=1",
+                                 "--fixture", str(fixture))
+                assert res.returncode == 0, res.stdout + res.stderr
             for sig in signals:
                 agent.signal(sig)
                 time.sleep(0.3)  # two presses, not one signal delivered twice at once
