@@ -54,15 +54,7 @@ class SessionLog:
             rec["elapsed_s"] = elapsed_s
         if extra:
             rec.update(extra)
-        if self._file is not None:
-            self._keep([rec])
-            return rec
-        with self._lock:  # _keep of one record, inline: this runs for every command and reply
-            records = self.records
-            records.append(rec)
-            self.total += 1
-            if self._max is not None and len(records) > self._max + self._max // 4:
-                del records[: len(records) - self._max]
+        self._keep([rec])
         return rec
 
     def record_lines(self, instrument: str, resource: str, kind: str, texts: list[str]) -> None:

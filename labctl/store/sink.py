@@ -149,22 +149,21 @@ class DbSink:
 
     def _write(self, conn: Connection, b: Batch) -> None:
         children: dict[str, list[Any]] = defaultdict(list)
-        later: list[tuple[int, ev.Event]] = []  # step ends first, then answers and the run's end
+        later: list[tuple[int, ev.Event]] = []  # answers and the run's end, after the step ends
         # one pass sorts the batch (a group commit holds thousands of events): step starts,
-        # step ends (by key, the first of each), the run start, everything else in order
+        # step ends, the run start, everything else in order
         starts: list[tuple[int, ev.StepStarted]] = []
-        ends: dict[str, ev.StepEnded] = {}
+        step_ends: list[ev.StepEnded] = []
+        ends: dict[str, ev.StepEnded] = {}  # the first end of each step key
         others: list[tuple[int, ev.Event]] = []
         run_started: list[ev.RunStarted] = []
         for item in b.items:
             cls = item[1].__class__
-            if cls is ev.MeasurementRecorded:
-                others.append(item)
-            elif cls is ev.StepStarted:
+            if cls is ev.StepStarted:
                 starts.append(item)  # type: ignore[arg-type]
             elif cls is ev.StepEnded:
+                step_ends.append(item[1])  # type: ignore[arg-type]
                 ends.setdefault(item[1].step_key, item[1])  # type: ignore[attr-defined]
-                later.append(item)
             elif cls is ev.RunStarted:
                 run_started.append(item[1])  # type: ignore[arg-type]
             else:
@@ -177,12 +176,10 @@ class DbSink:
         else:
             for seq, e in starts:
                 self._step_started(conn, b, seq, e)
-        measurement = self._measurement
-        rows = children["measurements"]
         for seq, e in others:
             match e:  # measurements first: by far the most frequent
                 case ev.MeasurementRecorded():
-                    rows.append(measurement(conn, b, seq, e))
+                    children["measurements"].append(self._measurement(conn, b, seq, e))
                 case ev.SampleRecorded():
                     children["samples"].append((self._step_ref(conn, b, e.step_key, e.time), b.run_id,
                                                 seq, e.series, e.value, e.unit, e.time))
@@ -201,8 +198,6 @@ class DbSink:
                     later.append((seq, e))
                 case _:
                     pass  # Progress goes its own way (Recorder: latest line per run, throttled)
-        if not rows:
-            del children["measurements"]
         if b.io_records:
             run_id, session = b.run_id, b.session
             children["io_log"] = [
@@ -217,13 +212,11 @@ class DbSink:
             else:
                 conn.execute(self._ins(tables[name]), table_rows)
         end_rows = [(e.outcome.value, e.message, e.time, e.duration, e.duration_sim, self._step_ref(conn, b, e.step_key, e.time))
-                for _seq, e in later if isinstance(e, ev.StepEnded) and ended.get(e.step_key) != e.time]
+                    for e in step_ends if ended.get(e.step_key) != e.time]
         if end_rows:
             conn.exec_driver_sql(self._sql["step_end"], end_rows if len(end_rows) > 1 else end_rows[0])
         for _seq, e in later:
-            if isinstance(e, ev.StepEnded):
-                continue
-            elif isinstance(e, ev.PromptAnswered):
+            if isinstance(e, ev.PromptAnswered):
                 conn.execute(
                     update(prompts)
                     .where(prompts.c.run_id == b.run_id, prompts.c.session == b.session,
