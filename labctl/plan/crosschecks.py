@@ -81,11 +81,11 @@ class StationChecks:
         roles = fixture.roles
         station = getattr(fixture, "station", "?")
         offered = ", ".join(roles) or "none"
-        for role, pos in loaded.requires_pos.items():
+        for role in loaded.requires_pos:
             if role not in roles:
                 close = suggest(role, roles)
                 self.errors.append(located(
-                    pos, f"required role {role!r} is not offered by station {station}"
+                    loaded.requires_pos[role], f"required role {role!r} is not offered by station {station}"
                     + (f"; did you mean {close!r}?" if close else ""),
                     f"the fixture offers: {offered}",
                 ))

@@ -192,7 +192,7 @@ def _splice(
             )
             continue
         try:
-            lib_data, lib_map, lib_errors = load_yaml(target, display=shown)
+            lib_data, lib_map, lib_errors = load_yaml(target, display=shown, positions_now=True)  # grafted
         except LabctlError as err:
             res.errors.append(err)
             continue

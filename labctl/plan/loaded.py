@@ -14,6 +14,7 @@ the block at the first corner, then all of it at the next); a step with
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,33 @@ def located(pos: Pos | None, message: str, hint: str | None = None, cls: type[La
     return cls(message, file=pos.file, line=pos.line, column=pos.column, hint=hint)
 
 
+class RequiredAt(Mapping[str, "Pos | None"]):
+    """Where each required role is written (``requires:`` or an included library's), looked
+    up in the source map only when a role is missing (positions of a plain file are read only
+    when one is wanted: :meth:`SourceMap.later`)."""
+
+    def __init__(self, smap: SourceMap | None = None, paths: dict[str, tuple[Any, ...]] | None = None) -> None:
+        self._smap = smap
+        self._at: dict[str, tuple[Any, ...] | Pos | None] = dict(paths or {})
+        self._known: set[str] = set()  # roles whose position was given, not a path
+
+    def add(self, role: str, pos: Pos | None) -> None:
+        self._at[role] = pos
+        self._known.add(role)
+
+    def __getitem__(self, role: str) -> Pos | None:
+        at = self._at[role]
+        if role in self._known or self._smap is None:
+            return at  # type: ignore[return-value]
+        return self._smap.value(at)  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+
 @dataclass
 class LoadedPlan:
     plan: Plan
@@ -68,7 +96,7 @@ class LoadedPlan:
     corners: list[Corner]
     sha256: str = ""
     files: list[str] = field(default_factory=list)
-    requires_pos: dict[str, Pos | None] = field(default_factory=dict)
+    requires_pos: Mapping[str, Pos | None] = field(default_factory=RequiredAt)
     index_map: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
     #: non-fatal findings, already located ("file:line:col: text")
     warnings: list[str] = field(default_factory=list)
@@ -123,7 +151,7 @@ class LoadedPlan:
         if t is None:
             return value
         try:
-            _refuse_broken(t, env, self.pos(path))
+            _refuse_broken(t, env, lambda: self.pos(path))
             return t.render(env)
         except ExpressionError as err:
             raise self._expr_error(err, path, env) from None
@@ -229,7 +257,7 @@ class LoadedPlan:
         path = (*self.step_path(step), "when")
         try:
             template = Template(f"${{{text}}}")
-            _refuse_broken(template, self.env(corner), self.pos(path))
+            _refuse_broken(template, self.env(corner), lambda: self.pos(path))
             return bool(_truthy(template.render(self.env(corner))))
         except ExpressionError as err:
             err.column = (err.column or 0) - 2 + offset
@@ -420,7 +448,8 @@ class BrokenInput(PlanError):
     is dropped from the report (see ``loader._dedupe``)."""
 
 
-def _refuse_broken(t: Template, env: dict[str, Any], pos: Pos | None) -> None:
+def _refuse_broken(t: Template, env: dict[str, Any], pos: Callable[[], Pos | None]) -> None:
+    """``pos``: where the template is written (asked only to word the refusal)."""
     if not any(v is None for v in env.values()):
         return
     try:
@@ -429,7 +458,7 @@ def _refuse_broken(t: Template, env: dict[str, Any], pos: Pos | None) -> None:
         return  # reported by the evaluation
     broken = [n for n in used if n in env and env[n] is None]
     if broken:
-        raise located(pos, f"uses the broken parameter {broken[0]!r}", cls=BrokenInput)
+        raise located(pos(), f"uses the broken parameter {broken[0]!r}", cls=BrokenInput)
 
 
 def format_seconds(seconds: float) -> str:

@@ -30,7 +30,7 @@ from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
-from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, corners_product, located
+from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, RequiredAt, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
 from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
 from labctl.resources import resolve_data_path
@@ -148,11 +148,11 @@ def check_plan_data(
         return None, _dedupe(errors)  # nothing is expanded: the count alone is the error
     corners = corners_product(axes, order) if axes else []
 
-    requires_pos = {r: smap.value(("requires", i)) for i, r in enumerate(plan.requires)}
+    requires_pos = RequiredAt(smap, {r: ("requires", i) for i, r in enumerate(plan.requires)})
     for role, pos in inc.lib_requires:
         if role not in plan.requires:
             plan.requires.append(role)
-            requires_pos[role] = pos
+            requires_pos.add(role, pos)
     loaded = LoadedPlan(plan, display, smap, params, corners, sha.hexdigest(),
                         [str(f) for f in inc.files if f.is_file()], requires_pos, index_map=index)
     ctx.check_steps(loaded)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,13 +37,53 @@ class Pos(NamedTuple):
         return Pos(self.file, self.line, self.column + offset + (1 if self.quoted else 0))
 
 
-@dataclass
 class SourceMap:
-    """Positions of keys and values by path; one map can span several files (includes)."""
+    """Positions of keys and values by path; one map can span several files (includes).
 
-    values: dict[Path_, Pos] = field(default_factory=dict)
-    keys: dict[Path_, Pos] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
+    A map may be filled *later* (:meth:`later`): the plain file's first read builds only the
+    data, and its positions are read from the same text the first time anyone asks for one,
+    which is only ever to word a problem. A long plan that is right (the common case) never
+    pays for a position per key and value."""
+
+    __slots__ = ("_values", "_keys", "files", "_fill")
+
+    def __init__(self, values: dict[Path_, Pos] | None = None, keys: dict[Path_, Pos] | None = None,
+                 files: list[str] | None = None) -> None:
+        self._values: dict[Path_, Pos] = values if values is not None else {}
+        self._keys: dict[Path_, Pos] = keys if keys is not None else {}
+        self.files: list[str] = files if files is not None else []
+        self._fill: Callable[[], SourceMap] | None = None
+
+    def later(self, fill: Callable[[], SourceMap]) -> None:
+        """Take the positions from ``fill()`` when the first one is wanted."""
+        self._fill = fill
+
+    def _filled(self) -> None:
+        fill, self._fill = self._fill, None
+        if fill is None:
+            return
+        got = fill()
+        got._values.update(self._values)  # (nothing is set meanwhile; kept if it were)
+        got._keys.update(self._keys)
+        self._values, self._keys = got._values, got._keys
+        for f in got.files:
+            if f not in self.files:
+                self.files.append(f)
+
+    @property
+    def values(self) -> dict[Path_, Pos]:
+        if self._fill is not None:
+            self._filled()
+        return self._values
+
+    @property
+    def keys(self) -> dict[Path_, Pos]:
+        if self._fill is not None:
+            self._filled()
+        return self._keys
+
+    def __repr__(self) -> str:
+        return f"SourceMap({len(self.values)} values, {len(self.keys)} keys, files={self.files!r})"
 
     def value(self, path: Iterable[Any]) -> Pos | None:
         return self.values.get(tuple(path))
@@ -326,15 +365,18 @@ def load_yaml(
     text: str | None = None,
     display: str | None = None,
     limits: InputLimits | None = None,
+    positions_now: bool | None = None,
 ) -> tuple[Any, SourceMap, list[LabctlError]]:
     """Read one YAML document with positions, within :mod:`labctl.plan.bounds`.
 
     Returns ``(data, source_map, errors)``; ``errors`` holds non-fatal problems (duplicate
     keys, refused tags and numbers). Unreadable, too large and binary files, YAML syntax
     errors and crossed limits raise ``error_cls`` located at the problem.
-    """
-    import yaml
 
+    A plain file's positions are read when the first one is wanted (:meth:`SourceMap.later`)
+    unless ``positions_now``; by default (None) they are read at once when the text mentions
+    ``include``: a plan that splices includes copies its positions straight away.
+    """
     from labctl.plan import yamlevents, yamlguard
 
     limits = limits or InputLimits.from_env()
@@ -344,9 +386,37 @@ def load_yaml(
     else:
         yamlguard.check_text_size(text, name, limits, error_cls)
     fast = _loader(fast=True)
-    read = yamlevents.read_events(text, name, error_cls, limits, fast)
+    if positions_now is None:
+        positions_now = "include" in text
+    read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=positions_now)
     if read is not None:
+        if not positions_now:  # a plain file: its positions are read when one is wanted
+            read[1].later(lambda: _positions(text, name, error_cls, limits))
         return read
+    return _long_way(text, name, error_cls, limits, fast)
+
+
+def _positions(text: str, name: str, error_cls: type[LabctlError], limits: InputLimits) -> SourceMap:
+    """The positions of a plain file read without them (the same text, read again)."""
+    from labctl.plan import yamlevents
+
+    fast = _loader(fast=True)
+    try:
+        read = yamlevents.read_events(text, name, error_cls, limits, fast)
+        if read is None:  # (it read the first time: the same text reads again)
+            read = _long_way(text, name, error_cls, limits, fast)
+    except LabctlError:
+        return SourceMap(files=[name])
+    return read[1]
+
+
+def _long_way(text: str, name: str, error_cls: type[LabctlError], limits: InputLimits,
+              fast: Any) -> tuple[Any, SourceMap, list[LabctlError]]:
+    """Scan (limits, syntax), compose and build: every file the event path gives up on."""
+    import yaml
+
+    from labctl.plan import yamlguard
+
     syntax: Exception | None = None
     try:
         yamlguard.scan_events(text, name, limits, error_cls, fast)

@@ -52,9 +52,13 @@ class _GiveUp(Exception):
 
 
 def read_events(text: str, name: str, error_cls: type[LabctlError], limits: InputLimits,
-                loader_cls: Any) -> tuple[Any, SourceMap, list[LabctlError]] | None:
+                loader_cls: Any, *, positions: bool = True) -> tuple[Any, SourceMap, list[LabctlError]] | None:
     """``(data, source_map, errors)`` as :func:`labctl.plan.source.load_yaml` gives them, or
-    None when the file needs the long way. Raises ``error_cls`` where a limit is crossed."""
+    None when the file needs the long way. Raises ``error_cls`` where a limit is crossed.
+
+    ``positions=False``: the source map is left empty (the data, the errors, every limit and
+    every refusal are the same); building a position for each key and value is most of what
+    this reader costs beyond libyaml."""
     import yaml
 
     try:
@@ -62,7 +66,7 @@ def read_events(text: str, name: str, error_cls: type[LabctlError], limits: Inpu
     except yaml.YAMLError:
         return None
     try:
-        reader = _Reader(loader, _Builder(name, error_cls, limits.max_digits), limits)
+        reader = _Reader(loader, _Builder(name, error_cls, limits.max_digits), limits, positions)
         return reader.document()
     except (_GiveUp, yaml.YAMLError):
         return None
@@ -71,12 +75,13 @@ def read_events(text: str, name: str, error_cls: type[LabctlError], limits: Inpu
 
 
 class _Reader:
-    def __init__(self, loader: Any, builder: _Builder, limits: InputLimits) -> None:
+    def __init__(self, loader: Any, builder: _Builder, limits: InputLimits, positions: bool = True) -> None:
         self.get = loader.get_event
         self.resolve = loader.resolve
         self.first_chars = loader._first_chars
         self.builder = builder
         self.file = builder.file
+        self.positions = positions
         self.values = builder.smap.values
         self.keys = builder.smap.keys
         self.limits = limits
@@ -155,7 +160,8 @@ class _Reader:
         self.count(event)
         mark = event.start_mark
         if event.__class__ is _SCALAR:
-            self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, event.style in _QUOTES))
+            if self.positions:
+                self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, event.style in _QUOTES))
             return self.typed(event)
         if self.depth >= self.limits.max_depth:
             raise yamlguard.too_deep(event, self.file, self.limits.max_depth, self.builder.error_cls)
@@ -165,7 +171,8 @@ class _Reader:
             tag = self.collection_tags[kind] if self.collection_tags else self.resolve(kind, None, event.implicit)
         if tag not in (_MAP_TAGS if kind is MappingNode else _SEQ_TAGS):
             raise _GiveUp  # refused where the long way words it
-        self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, False))
+        if self.positions:
+            self.values[path] = _new_pos(Pos, (self.file, mark.line + 1, mark.column + 1, False))
         self.depth += 1
         out = self.mapping(path) if kind is MappingNode else self.sequence(path)
         self.depth -= 1
@@ -173,12 +180,14 @@ class _Reader:
 
     def sequence(self, path: tuple[Any, ...]) -> list[Any]:
         get = self.get
+        node = self.node
         out: list[Any] = []
+        positions = self.positions
         while True:
             event = get()
             if event.__class__ is _SEQUENCE_END:
                 return out
-            out.append(self.node(event, (*path, len(out))))
+            out.append(node(event, (*path, len(out)) if positions else path))
 
     def mapping(self, path: tuple[Any, ...]) -> dict[Any, Any]:
         """The hot loop: keys and scalar values that are plain text are read inline."""
@@ -188,6 +197,8 @@ class _Reader:
         values = self.values
         first = self.first_chars
         max_nodes = self.max_nodes
+        positions = self.positions
+        kpath = path  # without positions, no path is built
         out: dict[Any, Any] = {}
         while True:
             k = get()
@@ -203,9 +214,10 @@ class _Reader:
                 key = self.key(k)
             if key in out:
                 raise _GiveUp  # a duplicate key: the long way words it
-            kpath = (*path, key)
-            mark = k.start_mark
-            keys[kpath] = _new_pos(Pos, (file, mark.line + 1, mark.column + 1, k.style in _QUOTES))
+            if positions:
+                kpath = (*path, key)
+                mark = k.start_mark
+                keys[kpath] = _new_pos(Pos, (file, mark.line + 1, mark.column + 1, k.style in _QUOTES))
             v = get()
             if v.__class__ is not _SCALAR or v.anchor is not None:
                 out[key] = self.node(v, kpath)
@@ -213,8 +225,9 @@ class _Reader:
             self.nodes += 1
             if self.nodes > max_nodes:
                 raise yamlguard.too_many(v, file, max_nodes, self.builder.error_cls)
-            mark = v.start_mark
-            values[kpath] = _new_pos(Pos, (file, mark.line + 1, mark.column + 1, v.style in _QUOTES))
+            if positions:
+                mark = v.start_mark
+                values[kpath] = _new_pos(Pos, (file, mark.line + 1, mark.column + 1, v.style in _QUOTES))
             value = v.value
             if v.tag is not None or v.implicit[0] and (not value or value[0] in first):
                 value = self.typed(v)

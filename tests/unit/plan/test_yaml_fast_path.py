@@ -30,7 +30,7 @@ LATE_SYNTAX = "".join(f"k{i}: {i}\n" for i in range(100)) + "x: [1, 2\n"
 
 def _read(text: str, scan: bool, monkeypatch: pytest.MonkeyPatch, tmp_path) -> tuple[str, object]:
     if scan:
-        monkeypatch.setattr(yamlevents, "read_events", lambda *args: None)
+        monkeypatch.setattr(yamlevents, "read_events", lambda *args, **kw: None)
     else:
         monkeypatch.undo()
     path = tmp_path / "plan.yaml"
@@ -80,3 +80,24 @@ def test_too_many_values_on_the_fast_path_are_refused_where_the_limit_is_crossed
         source.load_yaml(path, limits=LIMITS)
     assert "too many values: more than the limit of 60" in info.value.format()
     assert info.value.line is not None and info.value.line > 10
+
+
+def test_a_plain_files_positions_are_read_when_the_first_is_wanted_and_are_the_scans(monkeypatch, tmp_path):
+    """A long plan that is right never uses a position: the event path reads the data alone
+    (about half its time went to a position per key and value), and the positions come from
+    the same text the first time one is asked for, to word a problem."""
+    text = FLAT + "limits:\n  v: {min: '1 V', max: 2 V}\n"
+    path = tmp_path / "plan.yaml"
+    path.write_text(text, encoding="utf-8")
+    data, smap, errors = source.load_yaml(path, limits=LIMITS)
+    assert (smap._values, smap._keys) == ({}, {})  # nothing built yet
+    assert smap.value(("steps", 2, "args", "role")) == source.Pos(str(path), 5, 43, False)
+    assert smap.value(("limits", "v", "min")) == source.Pos(str(path), 7, 12, True)
+    assert smap.key(("limits", "v")) == source.Pos(str(path), 7, 3, False)
+    assert smap._fill is None  # read once, kept
+    scanned = _read(text, True, monkeypatch, tmp_path)
+    assert scanned == ("read", (data, dict(smap.values), dict(smap.keys), [e.format() for e in errors]))
+    # a plan that splices includes copies its positions at once: they are read in the one pass
+    path.write_text(text + "teardown:\n  - include: lib/off.yaml\n", encoding="utf-8")
+    _data, smap, _errors = source.load_yaml(path, limits=LIMITS)
+    assert smap._fill is None and smap._values[("teardown", 0, "include")] == source.Pos(str(path), 9, 14, False)
