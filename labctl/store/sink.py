@@ -3,7 +3,9 @@
 A :class:`Batch` is what the recorder commits at one durability point (a step end, a sample
 flush, the run start). Every row has a natural key (run, session, event sequence number),
 inserts use ``ON CONFLICT DO NOTHING`` and updates set absolute values, so writing the same
-batch twice (a retry, a replayed spool journal) changes nothing.
+batch twice (a retry, a replayed spool journal) changes nothing. On PostgreSQL the bulk rows
+(measurements, samples, instrument I/O) go by ``COPY``; a batch one of whose rows is there
+already is rolled back and written again with those inserts.
 """
 
 from __future__ import annotations
@@ -84,6 +86,15 @@ def _bulk_sql(table: str, columns: tuple[str, ...], dialect: str) -> str:
             " ON CONFLICT DO NOTHING")
 
 
+def _unique_violation(exc: BaseException) -> bool:
+    """A row of the batch is there already (PostgreSQL's SQLSTATE 23505, raised by the driver
+    or wrapped by SQLAlchemy)."""
+    for err in (exc, getattr(exc, "orig", None), exc.__cause__):
+        if getattr(err, "sqlstate", None) == "23505" or getattr(err, "pgcode", None) == "23505":
+            return True
+    return False
+
+
 def _dialect_module(dialect: str) -> Any:
     """SQLAlchemy's module for the store's dialect (its ``insert`` has ``on_conflict_…``); only
     that one is imported: the PostgreSQL dialect costs a SQLite run ~50 ms of start-up."""
@@ -123,6 +134,10 @@ class DbSink:
             "io_log": _bulk_sql("io_log", _IO_COLUMNS, store.dialect),
         }
         self._sql = _step_sql("?" if store.dialect == "sqlite" else "%s")
+        self._copy_sql = {} if store.dialect != "postgresql" else {
+            name: f"COPY {name} ({', '.join(cols)}) FROM STDIN"
+            for name, cols in (("measurements", _MEASUREMENT_COLUMNS), ("samples", _SAMPLE_COLUMNS),
+                               ("io_log", _IO_COLUMNS))}
         mod = _dialect_module(store.dialect)
         self._progress_insert = mod.insert(progress)
         self._insert_stmts = {t.name: mod.insert(t).on_conflict_do_nothing() for t in (
@@ -133,7 +148,17 @@ class DbSink:
         return self._insert_stmts[table.name]
 
     def write(self, batch: Batch) -> None:
-        with self.store.engine.begin() as conn:
+        if self._copy_sql:  # PostgreSQL: bulk rows by COPY, unless the batch was written before
+            known = dict(self._steps)
+            try:
+                with self.store.engine.begin() as conn:
+                    self._write(conn, batch, copy=True)
+                return
+            except Exception as exc:
+                if not _unique_violation(exc):
+                    raise
+                self._steps = known  # ids read in the rolled-back transaction are gone
+        with self.store.engine.begin() as conn:  # row by row, skipping rows already there
             self._write(conn, batch)
 
     def write_progress(self, e: ev.Progress) -> None:
@@ -147,7 +172,7 @@ class DbSink:
 
     # -- the three phases: parents, children (bulk), updates ------------------------------
 
-    def _write(self, conn: Connection, b: Batch) -> None:
+    def _write(self, conn: Connection, b: Batch, *, copy: bool = False) -> None:
         children: dict[str, list[Any]] = defaultdict(list)
         later: list[tuple[int, ev.Event]] = []  # answers and the run's end, after the step ends
         # one pass sorts the batch (a group commit holds thousands of events): step starts,
@@ -207,7 +232,9 @@ class DbSink:
                 for seq, rec in b.io_records]
         tables = {t.name: t for t in (measurements, samples, logs, prompts, instrument_errors, attachments, io_log)}
         for name, table_rows in children.items():
-            if name in self._bulk:
+            if copy and name in self._copy_sql:
+                self._copy(conn, name, table_rows)
+            elif name in self._bulk:
                 conn.exec_driver_sql(self._bulk[name], table_rows)
             else:
                 conn.execute(self._ins(tables[name]), table_rows)
@@ -225,6 +252,14 @@ class DbSink:
                 )
             elif isinstance(e, ev.RunEnded):
                 self._run_ended(conn, b, e)
+
+    def _copy(self, conn: Connection, name: str, rows: list[tuple[Any, ...]]) -> None:
+        """``COPY … FROM STDIN`` of bulk rows, in the batch's transaction: about a fifth of the
+        client's CPU and a third of the time of one ``INSERT`` a row. A row that is there
+        already fails the batch (:meth:`write` then writes it row by row, skipping those)."""
+        with conn.connection.driver_connection.cursor() as cur, cur.copy(self._copy_sql[name]) as out:
+            for row in rows:
+                out.write_row(row)
 
     def _child(self, b: Batch, seq: int, e: ev.Event, **values: Any) -> dict[str, Any]:
         return {"run_id": b.run_id, "session": b.session, "seq": seq,
