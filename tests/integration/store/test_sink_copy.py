@@ -26,6 +26,11 @@ def record(url: str) -> None:
         bus.subscribe(rec)
         s = Script(bus, "copy-1")
         s.start()
+        s.step("first", {"a": 0.75})  # started and ended in one batch: a whole step row
+        s.emit(ev.StepStarted, step_key="steps/open#1", step_id="open", group="steps", check="measure",
+               tags=("x\ty", 'q"'), corner={"vin": "4 V"})
+        rec.flush()  # a step row without its end (then updated)
+        s.emit(ev.StepEnded, step_key="steps/open#1", outcome=ev.StepOutcome.ERROR, message="a\nb\\c")
         key = s.step("rails", {"vdd": 0.75, "vio": 0.9}, end=False, labels={"rail": "VDD", "lane": "3"})
         odd = [("nan", math.nan), ("inf", -math.inf), ("text", 'say "hi"\tnow\\n\nnext'), ("flag", True),
                ("none", None), ("big", 1e300)]
@@ -54,7 +59,9 @@ def stored(url: str) -> tuple:
     keep = ("name", "value", "value_text", "unit", "low", "high", "limit_equals", "limit_regex", "limit_text",
             "verdict", "lane", "rail", "labels")
     ms = [tuple(m.get(k) for k in keep) for m in sorted(d["measurements"], key=lambda m: m["name"])]
-    return ms, sm, io
+    st = [tuple(r.get(k) for k in ("step_key", "step_id", "group", "outcome", "message", "corner", "attempt",
+                                   "tags", "duration")) for r in d["steps"]]
+    return ms, sm, io, st
 
 
 def test_postgresql_stores_by_copy_what_sqlite_stores(tmp_path):
@@ -62,7 +69,7 @@ def test_postgresql_stores_by_copy_what_sqlite_stores(tmp_path):
         record(pg)
         record(str(tmp_path / "lite.db"))
         pg_rows, lite_rows = stored(pg), stored(str(tmp_path / "lite.db"))
-        assert len(pg_rows[0]) == 8 and len(pg_rows[1]) == 1 and len(pg_rows[2]) == 2
+        assert [len(rows) for rows in pg_rows] == [9, 1, 2, 3]
         assert repr(pg_rows) == repr(lite_rows)  # repr: nan == nan
 
 
@@ -72,7 +79,8 @@ def test_a_batch_written_again_by_copy_adds_nothing(tmp_path, twice):
         record(pg)
         with open_store(pg) as store:
             with store.read_engine.connect() as conn:
-                rows = conn.execute(select(measurements.c.seq).where(measurements.c.run_id == "copy-1")).all()
+                rows = conn.execute(select(measurements.c.seq).where(measurements.c.run_id == "copy-1",
+                                                                     measurements.c.name != "a")).all()  # rails
             sink = DbSink(store, heartbeat_interval=5.0)
             step_key = "steps/rails[0]#1"
             again = [(seq, ev.MeasurementRecorded(run_id="copy-1", time=1.0, step_key=step_key, name=f"m{seq}",
@@ -83,4 +91,4 @@ def test_a_batch_written_again_by_copy_adds_nothing(tmp_path, twice):
             sink.write(Batch("copy-1", 0, again))
             with store.read_engine.connect() as conn:
                 n = conn.execute(select(func.count()).where(measurements.c.run_id == "copy-1")).scalar()
-        assert n == len(rows) + (1 if twice == "half" else 0)
+        assert n == len(rows) + 1 + (1 if twice == "half" else 0)  # (+1: step first's)
