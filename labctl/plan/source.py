@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -45,7 +46,7 @@ class SourceMap:
     which is only ever to word a problem. A long plan that is right (the common case) never
     pays for a position per key and value."""
 
-    __slots__ = ("_values", "_keys", "files", "_fill")
+    __slots__ = ("_values", "_keys", "files", "_fill", "_filling")
 
     def __init__(self, values: dict[Path_, Pos] | None = None, keys: dict[Path_, Pos] | None = None,
                  files: list[str] | None = None) -> None:
@@ -53,22 +54,28 @@ class SourceMap:
         self._keys: dict[Path_, Pos] = keys if keys is not None else {}
         self.files: list[str] = files if files is not None else []
         self._fill: Callable[[], SourceMap] | None = None
+        self._filling: threading.Lock | None = None
 
     def later(self, fill: Callable[[], SourceMap]) -> None:
         """Take the positions from ``fill()`` when the first one is wanted."""
+        self._filling = threading.Lock()  # (two threads wording errors at once fill it once)
         self._fill = fill
 
     def _filled(self) -> None:
-        fill, self._fill = self._fill, None
-        if fill is None:
-            return
-        got = fill()
-        got._values.update(self._values)  # (nothing is set meanwhile; kept if it were)
-        got._keys.update(self._keys)
-        self._values, self._keys = got._values, got._keys
-        for f in got.files:
-            if f not in self.files:
-                self.files.append(f)
+        with self._filling or threading.Lock():
+            fill = self._fill
+            if fill is None:
+                return  # another thread filled it meanwhile
+            try:
+                got = fill()
+                got._values.update(self._values)  # (nothing is set meanwhile; kept if it were)
+                got._keys.update(self._keys)
+                self._values, self._keys = got._values, got._keys
+                for f in got.files:
+                    if f not in self.files:
+                        self.files.append(f)
+            finally:
+                self._fill = None  # (set last: a reader sees no map before it is whole)
 
     @property
     def values(self) -> dict[Path_, Pos]:

@@ -101,3 +101,28 @@ def test_a_plain_files_positions_are_read_when_the_first_is_wanted_and_are_the_s
     path.write_text(text + "teardown:\n  - include: lib/off.yaml\n", encoding="utf-8")
     _data, smap, _errors = source.load_yaml(path, limits=LIMITS)
     assert smap._fill is None and smap._values[("teardown", 0, "include")] == source.Pos(str(path), 9, 14, False)
+
+
+def test_positions_wanted_by_two_threads_at_once_are_read_once_and_given_to_both():
+    """Two slot threads wording an error of one plan at the same moment: neither gets a map
+    that is not filled yet (an error without its file:line:col)."""
+    import threading
+    import time
+
+    calls = []
+
+    def fill():
+        calls.append(1)
+        time.sleep(0.2)  # the second thread asks meanwhile
+        return source.SourceMap({("steps", 0): source.Pos("p.yaml", 3, 5)}, files=["p.yaml"])
+
+    smap = source.SourceMap(files=["p.yaml"])
+    smap.later(fill)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(smap.value(("steps", 0)))) for _ in range(2)]
+    for t in threads:
+        t.start()
+        time.sleep(0.05)
+    for t in threads:
+        t.join()
+    assert got == [source.Pos("p.yaml", 3, 5)] * 2 and calls == [1]
