@@ -24,6 +24,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from labctl.engine import events as ev
+from labctl.errors import LabctlError
 from labctl.store import Recorder, open_store
 from labctl.store.schema import measurements
 
@@ -99,4 +100,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except LabctlError as err:  # e.g. a PostgreSQL database without the schema: says what to run
+        raise SystemExit(err.format()) from None
