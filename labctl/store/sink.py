@@ -54,22 +54,25 @@ _SAMPLE_COLUMNS = ("step_ref", "run_id", "seq", "series", "value", "unit", "t")
 _IO_COLUMNS = ("run_id", "session", "seq", "step_key", "t", "instrument", "resource", "kind", "text", "elapsed_s")
 
 
+#: a step row's columns as it starts, and those its end adds (the statements below and COPY)
+_STEP_START = ("run_id, session, seq, step_key, step_id, step_group, check_name, corner, corner_index, attempt,"
+               " tags, started_at")
+_STEP_END = "outcome, message, ended_at, duration, duration_sim"
+
+
 def _step_sql(mark: str) -> dict[str, str]:
     """The per-step statements, as plain SQL (they run for every step of every run)."""
     return {
         "step_insert": (
-            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, corner,"
-            " corner_index, attempt, tags, started_at, message) VALUES"
+            f"INSERT INTO steps ({_STEP_START}, message) VALUES"
             f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING RETURNING id"
         ),
         "step_insert_many": (
-            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, corner,"
-            " corner_index, attempt, tags, started_at, message) VALUES"
+            f"INSERT INTO steps ({_STEP_START}, message) VALUES"
             f" ({', '.join([mark] * 12)}, '') ON CONFLICT DO NOTHING"
         ),
         "step_insert_ended": (
-            "INSERT INTO steps (run_id, session, seq, step_key, step_id, step_group, check_name, corner,"
-            " corner_index, attempt, tags, started_at, outcome, message, ended_at, duration, duration_sim) VALUES"
+            f"INSERT INTO steps ({_STEP_START}, {_STEP_END}) VALUES"
             f" ({', '.join([mark] * 17)}) ON CONFLICT DO NOTHING"
         ),
         "step_ids": f"SELECT step_key, id, ended_at FROM steps WHERE run_id = {mark} AND session = {mark}"
@@ -87,12 +90,9 @@ def _bulk_sql(table: str, columns: tuple[str, ...], dialect: str) -> str:
 
 
 def _unique_violation(exc: BaseException) -> bool:
-    """A row of the batch is there already (PostgreSQL's SQLSTATE 23505, raised by the driver
-    or wrapped by SQLAlchemy)."""
-    for err in (exc, getattr(exc, "orig", None), exc.__cause__):
-        if getattr(err, "sqlstate", None) == "23505" or getattr(err, "pgcode", None) == "23505":
-            return True
-    return False
+    """A row of the batch is there already (PostgreSQL's SQLSTATE 23505, raised by psycopg or
+    wrapped by SQLAlchemy)."""
+    return any(getattr(err, "sqlstate", None) == "23505" for err in (exc, getattr(exc, "orig", None)))
 
 
 def _dialect_module(dialect: str) -> Any:
@@ -135,14 +135,11 @@ class DbSink:
         }
         self._sql = _step_sql("?" if store.dialect == "sqlite" else "%s")
         self._copy_sql = {} if store.dialect != "postgresql" else {
-            name: f"COPY {name} ({', '.join(cols)}) FROM STDIN"
-            for name, cols in (("measurements", _MEASUREMENT_COLUMNS), ("samples", _SAMPLE_COLUMNS),
-                               ("io_log", _IO_COLUMNS))}
-        if self._copy_sql:
-            step = "run_id, session, seq, step_key, step_id, step_group, check_name, corner, corner_index, attempt, tags"
-            self._copy_sql["steps_open"] = f"COPY steps ({step}, started_at, message) FROM STDIN"
-            self._copy_sql["steps_whole"] = (f"COPY steps ({step}, started_at, outcome, message, ended_at, duration,"
-                                             " duration_sim) FROM STDIN")
+            name: f"COPY {table} ({columns}) FROM STDIN" for name, table, columns in (
+                ("measurements", "measurements", ", ".join(_MEASUREMENT_COLUMNS)),
+                ("samples", "samples", ", ".join(_SAMPLE_COLUMNS)), ("io_log", "io_log", ", ".join(_IO_COLUMNS)),
+                ("steps_open", "steps", f"{_STEP_START}, message"),
+                ("steps_whole", "steps", f"{_STEP_START}, {_STEP_END}"))}
         mod = _dialect_module(store.dialect)
         self._progress_insert = mod.insert(progress)
         self._insert_stmts = {t.name: mod.insert(t).on_conflict_do_nothing() for t in (
@@ -154,7 +151,6 @@ class DbSink:
 
     def write(self, batch: Batch) -> None:
         if self._copy_sql:  # PostgreSQL: bulk rows by COPY, unless the batch was written before
-            known = dict(self._steps)
             try:
                 with self.store.engine.begin() as conn:
                     self._write(conn, batch, copy=True)
@@ -162,7 +158,10 @@ class DbSink:
             except Exception as exc:
                 if not _unique_violation(exc):
                     raise
-                self._steps = known  # ids read in the rolled-back transaction are gone
+                for _seq, e in batch.items:  # step ids read in the rolled-back transaction are gone
+                    step_key = getattr(e, "step_key", None)
+                    if step_key is not None:
+                        self._steps.pop((batch.run_id, batch.session, step_key), None)
         with self.store.engine.begin() as conn:  # row by row, skipping rows already there
             self._write(conn, batch)
 

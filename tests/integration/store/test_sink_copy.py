@@ -92,3 +92,25 @@ def test_a_batch_written_again_by_copy_adds_nothing(tmp_path, twice):
             with store.read_engine.connect() as conn:
                 n = conn.execute(select(func.count()).where(measurements.c.run_id == "copy-1")).scalar()
         assert n == len(rows) + 1 + (1 if twice == "half" else 0)  # (+1: step first's)
+
+
+def test_a_batch_rolled_back_from_copy_leaves_no_step_id_of_its_own_behind(tmp_path):
+    """The COPY attempt of a replayed batch created the row of a step that never announced
+    itself, then failed on a row already there: written again, that step's data goes to the
+    step row that now exists (not to the id of the row rolled back)."""
+    with temporary_database("postgresql", tmp_path) as pg:
+        record(pg)
+        with open_store(pg) as store:
+            with store.read_engine.connect() as conn:
+                (seq,) = conn.execute(select(measurements.c.seq).where(measurements.c.run_id == "copy-1",
+                                                                       measurements.c.name == "vdd")).one()
+            sink = DbSink(store, heartbeat_interval=5.0)
+            sink.write(Batch("copy-1", 0, [
+                (5000, ev.MeasurementRecorded(run_id="copy-1", time=1.0, step_key="steps/ghost#1", name="g",
+                                              value=1.0)),
+                (seq, ev.MeasurementRecorded(run_id="copy-1", time=1.0, step_key="steps/rails[0]#1", name="vdd",
+                                             value=0.75))]))
+            d = query.run_detail(store, "copy-1")
+        ghost = [m for m in d["measurements"] if m["name"] == "g"]
+        assert len(ghost) == 1 and ghost[0]["step_key"] == "steps/ghost#1"
+        assert [m["name"] for m in d["measurements"]].count("vdd") == 1
