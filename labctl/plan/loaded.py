@@ -13,6 +13,7 @@ the block at the first corner, then all of it at the next); a step with
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -66,19 +67,14 @@ class RequiredAt(Mapping[str, "Pos | None"]):
     when one is wanted: :meth:`SourceMap.later`)."""
 
     def __init__(self, smap: SourceMap | None = None, paths: dict[str, tuple[Any, ...]] | None = None) -> None:
-        self._smap = smap
-        self._at: dict[str, tuple[Any, ...] | Pos | None] = dict(paths or {})
-        self._known: set[str] = set()  # roles whose position was given, not a path
+        self._at: dict[str, Callable[[], Pos | None]] = {
+            role: functools.partial(smap.value, path) for role, path in (paths or {}).items()}  # type: ignore[union-attr]
 
     def add(self, role: str, pos: Pos | None) -> None:
-        self._at[role] = pos
-        self._known.add(role)
+        self._at[role] = lambda: pos
 
     def __getitem__(self, role: str) -> Pos | None:
-        at = self._at[role]
-        if role in self._known or self._smap is None:
-            return at  # type: ignore[return-value]
-        return self._smap.value(at)  # type: ignore[arg-type]
+        return self._at[role]()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._at)

@@ -62,18 +62,15 @@ class SourceMap:
         self._fill = fill
 
     def _filled(self) -> None:
-        with self._filling or threading.Lock():
+        """(Nothing is written into a map before it is filled: every writer goes through
+        ``values`` / ``keys``, which fill it first; its file is the one read again.)"""
+        with self._filling:  # type: ignore[union-attr]  # set by later(), with _fill
             fill = self._fill
             if fill is None:
                 return  # another thread filled it meanwhile
             try:
                 got = fill()
-                got._values.update(self._values)  # (nothing is set meanwhile; kept if it were)
-                got._keys.update(self._keys)
                 self._values, self._keys = got._values, got._keys
-                for f in got.files:
-                    if f not in self.files:
-                        self.files.append(f)
             finally:
                 self._fill = None  # (set last: a reader sees no map before it is whole)
 
