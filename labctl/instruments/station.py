@@ -28,7 +28,10 @@ from labctl.instruments.transports import make_transport
 
 T = TypeVar("T")
 
-_TRANSPORT_OPTIONS = ("visa_backend", "reconnect_attempts", "reconnect_delay")
+_TRANSPORT_OPTIONS = ("visa_backend", "reconnect_attempts", "reconnect_delay", "reply_spin_us")
+#: how long (µs) a run's connection watches for a reply before it sleeps until the reply comes
+#: (role option ``reply_spin_us``; see :meth:`Transport._watch_for_reply`)
+DEFAULT_REPLY_SPIN_US = 200.0
 
 
 @dataclass
@@ -47,8 +50,9 @@ SESSION_LOG_KEEP = 10_000
 
 class Station:
     def __init__(self, fixture: Any, *, session_log: SessionLog | None = None, clock: Any = None,
-                 profile_search: list[Path] | None = None) -> None:
+                 profile_search: list[Path] | None = None, reply_spin_us: float = DEFAULT_REPLY_SPIN_US) -> None:
         self.fixture = fixture
+        self.reply_spin_us = reply_spin_us  # a role's option reply_spin_us wins
         self.clock = clock
         self.session_log = session_log if session_log is not None else SessionLog(
             clock=clock.wall_time if clock is not None else None, max_records=SESSION_LOG_KEEP)
@@ -77,6 +81,7 @@ class Station:
             session_log=self.session_log,
             reconnect_attempts=int(opts.get("reconnect_attempts", 2)),
             reconnect_delay=float(opts.get("reconnect_delay", 0.2)),
+            reply_spin=_reply_spin(opts.get("reply_spin_us", self.reply_spin_us), name),
             options={**serial_opts, **opts},
         )
         variables = {k: v for k, v in opts.items() if k not in _TRANSPORT_OPTIONS}
@@ -238,3 +243,19 @@ def open_station(fixture: Any, *, session_log: SessionLog | None = None, clock: 
 
 def _with_slot(fixture: Any, slot: str) -> Any:
     return fixture.slot_view(slot)
+
+
+def _reply_spin(value: Any, role: str) -> float:
+    """A role's ``reply_spin_us`` option as seconds (0 = sleep until the reply at once)."""
+    from labctl.instruments.transports.base import MAX_REPLY_SPIN
+
+    top = MAX_REPLY_SPIN * 1e6
+    try:
+        us = float(value)
+    except (TypeError, ValueError):
+        us = float("nan")
+    if isinstance(value, bool) or not 0 <= us <= top:
+        raise FixtureError(f"roles.{role}.options.reply_spin_us: {value!r} is not a number of microseconds "
+                           f"from 0 to {top:.0f}", hint="0 waits for replies without watching; the default is "
+                           f"{DEFAULT_REPLY_SPIN_US:.0f}")
+    return us * 1e-6

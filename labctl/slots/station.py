@@ -50,7 +50,9 @@ class SharedBench:
                  profile_search: list[Path] | None = None, log_path: str | Path | None = None) -> None:
         self.fixture = fixture.model_copy(update={"slots": []})
         log = SessionLog(log_path, clock=clock.wall_time if clock is not None else None) if log_path else None
-        self.station = Station(self.fixture, clock=clock, profile_search=profile_search, session_log=log)
+        # (many slot threads share the CPUs: none watches for replies unless a role asks to)
+        self.station = Station(self.fixture, clock=clock, profile_search=profile_search, session_log=log,
+                               reply_spin_us=0)
         self.session_log = self.station.session_log
         self.lease_timeout = lease_timeout
         self.pool = LeasePool()
@@ -98,7 +100,7 @@ class SlotStation(Station):
         self._depth = threading.local()  # nesting of this thread's leased calls
         self._errors_lock = threading.Lock()
         self._shared_errors: dict[str, list[InstrumentErrorEntry]] = {}  # shared role -> this slot's errors
-        super().__init__(fixture, clock=clock, profile_search=profile_search)
+        super().__init__(fixture, clock=clock, profile_search=profile_search, reply_spin_us=0)
 
     def _make_entry(self, name: str, binding: Any, search: list[Path] | None) -> RoleEntry:
         if name in self.shared_roles:

@@ -23,6 +23,12 @@ from typing import Any
 from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout
 from labctl.instruments.sessionlog import SessionLog
 
+#: the longest ``reply_spin`` a transport takes (seconds): watching longer costs more CPU than a
+#: wake-up ever does
+MAX_REPLY_SPIN = 0.01
+#: queries waited for without watching after an instrument did not answer within the watch
+SPIN_BACKOFF = 15
+
 
 class Transport(ABC):
     """One connection to one instrument (thread-safe: one exchange at a time)."""
@@ -41,6 +47,7 @@ class Transport(ABC):
         session_log: SessionLog | None = None,
         reconnect_attempts: int = 2,
         reconnect_delay: float = 0.2,
+        reply_spin: float = 0.0,
         options: dict[str, Any] | None = None,
     ) -> None:
         if not timeout > 0:
@@ -53,6 +60,10 @@ class Transport(ABC):
         self.session_log = session_log
         self.reconnect_attempts = max(0, int(reconnect_attempts))
         self.reconnect_delay = max(0.0, float(reconnect_delay))
+        if not 0 <= reply_spin <= MAX_REPLY_SPIN:
+            raise ValueError(f"reply_spin must be between 0 and {MAX_REPLY_SPIN} s")
+        self.reply_spin = float(reply_spin)
+        self._spin_skip = 0  # queries left to wait for without watching first (a slow instrument)
         self.options = dict(options or {})
         self._lock = threading.RLock()
         self._open_ok = False
@@ -225,7 +236,33 @@ class Transport(ABC):
 
     def _query(self, command: str) -> str:
         self._write(command)
+        if self.reply_spin:
+            self._watch_for_reply()
         return self._read()
+
+    def _watch_for_reply(self) -> None:
+        """Watch for the reply for up to :attr:`reply_spin` seconds before :meth:`_read` blocks.
+
+        A thread that blocks for a reply is woken by the kernel once it arrives: on a busy
+        or virtual machine that wake-up, and the cold caches after it, cost tens of µs, about
+        what a fast instrument takes to answer. Watching (a non-blocking look at the
+        connection, without sleeping) sees the reply as it lands. An instrument that did not
+        answer within the watch is waited for without watching for the next
+        :data:`SPIN_BACKOFF` queries, so a slow one costs at most a watch in that many."""
+        if self._spin_skip:
+            self._spin_skip -= 1
+            return
+        if not self._can_peek:
+            return
+        deadline = time.perf_counter() + self.reply_spin
+        pending = self._pending
+        try:
+            while not pending():
+                if time.perf_counter() >= deadline:
+                    self._spin_skip = SPIN_BACKOFF
+                    return
+        except (OSError, ConnectionError, TimeoutError):
+            return  # the read reports it
 
     def _read_lines(self, limit: int) -> list[str]:
         """One line or more (at most ``limit``), waiting as :meth:`_read` does for the first:
@@ -242,8 +279,12 @@ class Transport(ABC):
         return None
 
     def _pending(self) -> bool:
-        """Subclasses that can tell whether input is waiting, do."""
+        """Subclasses that can tell whether input is waiting, do (and set :attr:`_can_peek`)."""
         return False
+
+    #: :meth:`_pending` can tell, without waiting, that input has arrived (``reply_spin`` is
+    #: ignored where it cannot)
+    _can_peek: bool = False
 
     def _reconnect_window(self) -> float:
         """Seconds to keep trying to reconnect beyond ``reconnect_attempts`` (0: no more)."""

@@ -139,6 +139,8 @@ class SerialTransport(Transport):
             term = self.read_termination or "\n"
             self._rx[:0] = "".join(line + term for line in lines).encode()
 
+    _can_peek = True
+
     def _pending(self) -> bool:
         import serial
 

@@ -108,12 +108,21 @@ class VisaTransport(Transport):
         finally:
             sock.setblocking(True)
 
-    def _pending(self) -> bool:
+    def _peek_target(self) -> tuple[Any, Any, socket.socket | None]:
+        """(resource, pyvisa-py session, socket) of the open resource, looked up once per open."""
         known = self.__dict__.get("_peek_of")
-        if known is None or known[0] is not self._inst:  # looked up once per open resource
+        if known is None or known[0] is not self._inst:
             session = self._session()
             known = self._peek_of = (self._inst, session, self._socket())
-        _inst, session, sock = known
+        return known
+
+    @property
+    def _can_peek(self) -> bool:  # type: ignore[override]
+        """A socket resource of pyvisa-py (other backends and VXI-11 resources cannot tell)."""
+        return self._peek_target()[2] is not None
+
+    def _pending(self) -> bool:
+        _inst, session, sock = self._peek_target()
         if session is not None and getattr(session, "_pending_buffer", None):
             return True
         if sock is None:
