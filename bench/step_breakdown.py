@@ -1,20 +1,22 @@
-"""Where a ``measure`` step's CPU goes: the instrument I/O, labctl's engine, the results store,
-the console.
+"""Where a ``measure`` step's time goes: the instrument I/O, labctl's engine, the results store,
+the console, and what watching for replies saves.
 
 Runs plans of N ``measure`` steps in this process (``launch.execute``, as ``labctl run``
-does) against ``labctl sim serve`` of an isolated fixture, three ways, and the raw pyvisa loop
+does) against ``labctl sim serve`` of an isolated fixture, four ways, and the raw pyvisa loop
 doing the same two queries a step (``MEAS:VOLT? (@1)``, ``SYST:ERR?``) against the same lab:
 
 * ``run``: as ``labctl run`` (SQLite store with its instrument I/O log, console to a buffer);
 * ``no console``: the same without the console subscriber;
-* ``no store``: without the console and without the results store (nothing recorded).
+* ``no store``: without the console and without the results store (nothing recorded);
+* ``no reply watch``: as ``run``, with every role's ``reply_spin_us`` set to 0 (a query
+  sleeps until its reply at once: docs/drivers.md, "Transports and timeouts").
 
-Each figure is the CPU slope (every thread of this process) between a small and a large plan,
-the best of a few rounds; the differences are what the console and the store cost a step, and
-``no store`` minus the raw loop is the engine, the checks and the instrument layer (plan
-loading included). The served lab runs on one CPU and this process on another, as in
-``labctl.bench.runsteps``. The total is steady; on a shared 2-vCPU VM the split between the
-parts moved by up to ±30 µs from one invocation to the next: take more rounds for it.
+Each figure is the slope (wall time, and CPU of every thread of this process) between a
+small and a large plan, the best of a few rounds; the differences are what the console and
+the store cost a step, and ``no store`` minus the raw loop is the engine, the checks and the
+instrument layer (plan loading included). The served lab runs on one CPU and this process
+on another, as in ``labctl.bench.runsteps``. On a shared 2-vCPU VM the split between the parts
+moved by up to ±30 µs from one invocation to the next: take more rounds for it.
 
     .venv/bin/python bench/step_breakdown.py [--steps 300,3000] [--rounds 5]
 
@@ -38,15 +40,26 @@ from labctl.launch import RunRequest, execute
 from labctl.sim.testing import isolated_fixture, served_lab
 
 
-def run_cpu(plan: Path, fixture: Path, db: Path, *, console: bool, store: bool) -> float:
+def run_once(plan: Path, fixture: Path, db: Path, *, console: bool, store: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of ``plan``."""
     subscribers = [ConsoleReporter(make_console(file=io.StringIO()))] if console else []
-    start = time.process_time()
+    start, cpu = time.perf_counter(), time.process_time()
     out = execute(RunRequest(plan=str(plan), fixture=str(fixture), db=str(db), preflight=False, use_store=store),
                   subscribers, say=lambda _text: None)
-    cpu = time.process_time() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     if out.exit_code != 0:
         raise SystemExit(f"the run of {plan.name} exited {int(out.exit_code)}")
-    return cpu
+    return wall, cpu
+
+
+def without_watch(fixture: Path) -> Path:
+    """A copy of ``fixture`` whose roles all have ``reply_spin_us: 0``."""
+    data = yaml.safe_load(fixture.read_text(encoding="utf-8"))
+    for binding in (data.get("roles") or {}).values():
+        binding["options"] = {**(binding.get("options") or {}), "reply_spin_us": 0}
+    out = fixture.with_name("no-watch-" + fixture.name)
+    out.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return out
 
 
 def main() -> None:
@@ -55,29 +68,35 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds (the best of each figure is kept)")
     args = parser.parse_args()
     small, large = (int(n) for n in args.steps.split(","))
-    ways = {"run": (True, True), "no console": (False, True), "no store": (False, False)}
+    ways = {"run": (True, True, True), "no console": (False, True, True), "no store": (False, False, True),
+            "no reply watch": (True, True, False)}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         fixture = isolated_fixture(tmp / "lab")
+        fixtures = {True: fixture, False: without_watch(fixture)}
         resource = yaml.safe_load(fixture.read_text())["roles"]["psu"]["resource"]
         plans = {n: measure_plan(tmp / f"measure-{n}.yaml", n) for n in (small, large)}
         client, lab = placement()
         everywhere = current_cpus()
-        best: dict[tuple[str, int], float] = {}
-        raw = float("inf")
+        best: dict[tuple[str, int], tuple[float, float]] = {}
+        raw, raw_wall = float("inf"), float("inf")
         pin(lab)
         try:
             with served_lab(fixture):
                 pin(client)
                 for r in range(args.rounds):
-                    raw = min(raw, raw_pyvisa_step(resource, 2000)[1])
-                    for way, (console, store) in ways.items():
+                    wall, cpu = raw_pyvisa_step(resource, 2000)
+                    raw, raw_wall = min(raw, cpu), min(raw_wall, wall)
+                    for way, (console, store, watch) in ways.items():
                         for n, plan in plans.items():
-                            cpu = run_cpu(plan, fixture, tmp / f"r{r}-{n}-{way}.db", console=console, store=store)
-                            best[way, n] = min(best.get((way, n), float("inf")), cpu)
+                            wall, cpu = run_once(plan, fixtures[watch], tmp / f"r{r}-{n}-{way}.db",
+                                                 console=console, store=store)
+                            old = best.get((way, n), (float("inf"), float("inf")))
+                            best[way, n] = (min(old[0], wall), min(old[1], cpu))
         finally:
             pin(everywhere)
-    slope = {way: (best[way, large] - best[way, small]) / (large - small) for way in ways}
+    slope = {way: (best[way, large][1] - best[way, small][1]) / (large - small) for way in ways}
+    walls = {way: (best[way, large][0] - best[way, small][0]) / (large - small) for way in ways}
     rows = [
         ("a step, as labctl run", slope["run"]),
         ("  console", slope["run"] - slope["no console"]),
@@ -88,6 +107,12 @@ def main() -> None:
     print(f"CPU per measure step ({small}→{large} steps, best of {args.rounds}):")
     for label, seconds in rows:
         print(f"  {label:60s} {seconds * 1e6:7.1f} µs  {seconds / slope['run']:6.1%}")
+    print("Wall time per measure step (the same runs):")
+    for way in ways:
+        print(f"  {way:60s} {walls[way] * 1e6:7.1f} µs  {walls[way] / raw_wall:5.2f}× the raw loop")
+    print(f"  {'raw pyvisa loop':60s} {raw_wall * 1e6:7.1f} µs")
+    print(f"  {'what watching for replies saves a step (no reply watch − run)':60s} "
+          f"{(walls['no reply watch'] - walls['run']) * 1e6:7.1f} µs")
 
 
 if __name__ == "__main__":
