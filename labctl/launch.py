@@ -38,6 +38,9 @@ class RunRequest:
     time_scale: float | None = None  # override the fixture's sim.time_scale (demo, tests)
     allow_expired: bool = False  # run on instruments whose calibration expired (recorded)
     prompt_handler: Callable[..., tuple[str, str]] | None = None  # asks a person (the TUI); --answers wins
+    #: µs a query watches for its reply before it sleeps (roles' own reply_spin_us win); None: the
+    #: station's default. The TUI gives 0: its screen's thread needs the interpreter meanwhile.
+    reply_spin_us: float | None = None
 
 
 @dataclass
@@ -201,7 +204,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     try:
         _refuse_if_aborted(abort, "while the results store was opened")
         shown = len(notes)
-        with simulated_lab(fixture, req.dut, clock, notes) as lab, open_station(fixture, clock=clock) as station:
+        with simulated_lab(fixture, req.dut, clock, notes) as lab, open_station(
+                fixture, clock=clock, reply_spin_us=req.reply_spin_us) as station:
             for n in notes[shown:]:
                 say(n)
             shown = len(notes)

@@ -226,11 +226,13 @@ def _impl_class(profile: Profile, role_kind: str) -> type[RoleImpl]:
 
 
 def open_station(fixture: Any, *, session_log: SessionLog | None = None, clock: Any = None,
-                 profile_search: list[Path] | None = None, slot: str | None = None) -> Station:
+                 profile_search: list[Path] | None = None, slot: str | None = None,
+                 reply_spin_us: float | None = None) -> Station:
     """A :class:`Station` for a Fixture (or the path of a fixture file).
 
     ``slot`` selects a DUT position of the fixture: its roles and channels replace the
-    station-wide ones of the same name.
+    station-wide ones of the same name. ``reply_spin_us``: how long a query watches for its
+    reply where the role does not say (None: :data:`DEFAULT_REPLY_SPIN_US`).
     """
     if isinstance(fixture, str | Path):
         from labctl.fixture.loader import load_fixture_file
@@ -238,7 +240,8 @@ def open_station(fixture: Any, *, session_log: SessionLog | None = None, clock: 
         fixture = load_fixture_file(fixture)
     if slot is not None:
         fixture = _with_slot(fixture, slot)
-    return Station(fixture, session_log=session_log, clock=clock, profile_search=profile_search)
+    spin = DEFAULT_REPLY_SPIN_US if reply_spin_us is None else reply_spin_us
+    return Station(fixture, session_log=session_log, clock=clock, profile_search=profile_search, reply_spin_us=spin)
 
 
 def _with_slot(fixture: Any, slot: str) -> Any:

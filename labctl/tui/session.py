@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from textual.message import Message
@@ -130,9 +130,12 @@ class RunSession:
         from labctl.launch import execute
 
         self.started_at = time.time()
+        request = self.request
+        if request.reply_spin_us is None:  # the screen's thread needs the interpreter while a query waits
+            request = replace(request, reply_spin_us=0)
         try:
             with bench.instruments_lock:
-                self.output = execute(self.request, [self.subscriber], say=self.say, abort=self.abort_controller,
+                self.output = execute(request, [self.subscriber], say=self.say, abort=self.abort_controller,
                                       handle_signals=False, station_hook=self._station_opened,
                                       interlock_hook=self._interlock_read)
             self.exit_code = int(self.output.exit_code)

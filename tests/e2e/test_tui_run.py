@@ -42,6 +42,9 @@ async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
         await wait_for(pilot, lambda: app.run_session.finished, "the run to end")
         await pilot.pause(0.3)
         assert app.run_session.exit_code == 0
+        station = app.run_session.station  # the screen's thread needs the interpreter: no query watches
+        assert station is not None and {n: station.entry(n).driver.transport.reply_spin for n in station.names} \
+            == dict.fromkeys(station.names, 0.0)
         outcomes = {r.step_id: r.status for r in run.model.steps.values()}
         assert {k: outcomes[k] for k in ("heatsink", "power_on", "core_rail", "power_off")} == {
             "heatsink": "PASS", "power_on": "PASS", "core_rail": "PASS", "power_off": "PASS"}
