@@ -9,7 +9,9 @@ line that closes it. A library's ``parameters`` become defaults (the plan's own 
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ ENV_LIBRARIES = "LABCTL_PLAN_LIBRARIES"
 MAX_INCLUDES = 200
 
 GROUPS = ("setup", "steps", "teardown")
+_INVALID = object()  # a library whose steps or parameters are wrong (said once)
 
 
 @dataclass
@@ -35,12 +38,18 @@ class IncludeResult:
     smap: SourceMap
     files: list[Path] = field(default_factory=list)
     errors: list[LabctlError] = field(default_factory=list)
-    lib_requires: list[tuple[str, Pos | None]] = field(default_factory=list)
+    #: roles an included library requires, and where (looked up only when one is missing)
+    lib_requires: list[tuple[str, Callable[[], Pos | None]]] = field(default_factory=list)
     roots: list[Path] = field(default_factory=list)
     includes: int = 0  # include lines followed so far (each nested one counts)
     spliced: int = 0  # steps spliced so far, over setup, steps and teardown
     limits: InputLimits = field(default_factory=InputLimits.from_env)
     stopped: bool = False  # a limit was crossed: splice nothing more
+    #: how the spliced plan's positions are made from its files' maps (:func:`_fill`), in order
+    grafts: list[tuple[Any, ...]] = field(default_factory=list)
+    #: each library read once, however often it is included: path -> (data, map, its
+    #: ``StepLibrary``, None when it is not a step library or ``_INVALID``)
+    libraries: dict[Path, tuple[Any, SourceMap, Any]] = field(default_factory=dict)
 
 
 def library_roots() -> list[Path]:
@@ -95,11 +104,7 @@ def expand_includes(data: Any, smap: SourceMap, path: Path, display: str) -> Inc
         res.smap = smap  # nothing to splice: every position stays where it is (linear, no copy)
         res.spliced = sum(map(len, lists))
         return res
-    # everything outside the step lists keeps its position
-    for table_from, table_to in ((smap.values, res.smap.values), (smap.keys, res.smap.keys)):
-        for p, pos in table_from.items():
-            if not (len(p) >= 2 and p[0] in GROUPS and isinstance(data.get(p[0]), list)):
-                table_to[p] = pos
+    res.grafts.append(("outside", smap, {g for g in GROUPS if isinstance(data.get(g), list)}))
     new = dict(data)
     lib_params: dict[str, Any] = {}
     lib_param_pos: dict[str, tuple[SourceMap, Any]] = {}
@@ -122,10 +127,42 @@ def expand_includes(data: Any, smap: SourceMap, path: Path, display: str) -> Inc
                 if name not in merged:
                     merged[name] = value
                     lib_map, lib_path = lib_param_pos[name]
-                    res.smap.graft(lib_map, ("parameters", name), lib_path)
+                    res.grafts.append(("graft", lib_map, ("parameters", name), lib_path))
             new["parameters"] = merged
     res.data = new
+    grafts = res.grafts
+    res.smap.later(lambda: _fill(grafts))
     return res
+
+
+def _fill(grafts: list[tuple[Any, ...]]) -> SourceMap:
+    """The spliced plan's positions: what :func:`expand_includes` noted, done in its order.
+
+    Splicing only notes where each item's positions go; they are copied the first time one
+    is wanted (only ever to word a problem), so a plan built from libraries that is right
+    never reads or copies a position."""
+    out = SourceMap()
+    values, keys = out.values, out.keys
+    for op in grafts:
+        if op[0] == "outside":  # everything outside the step lists keeps its position
+            _kind, src, groups = op
+            for table_from, table_to in ((src.values, values), (src.keys, keys)):
+                for p, pos in table_from.items():
+                    if not (len(p) >= 2 and p[0] in groups):
+                        table_to[p] = pos
+        elif op[0] == "items":  # items i of the list at src_prefix became items j at dst_prefix
+            _kind, src, src_prefix, dst_prefix, moved = op
+            n = len(src_prefix)
+            for table_from, table_to in ((src.values, values), (src.keys, keys)):
+                for p, pos in table_from.items():
+                    if len(p) > n and p[:n] == src_prefix:
+                        j = moved.get(p[n])
+                        if j is not None:
+                            table_to[(*dst_prefix, j, *p[n + 1:])] = pos
+        else:
+            _kind, src, at, src_path = op
+            out.graft(src, at, src_path)
+    return out
 
 
 def _splice(
@@ -144,7 +181,8 @@ def _splice(
 ) -> None:
     from labctl.plan.model import Include, StepLibrary
 
-    items_map = src.children(src_prefix)
+    moved: dict[int, int] = {}  # item i of this list -> item j of out (positions copied later)
+    res.grafts.append(("items", src, src_prefix, dst_prefix, moved))
     for i, item in enumerate(items):
         if res.stopped:
             return
@@ -160,7 +198,7 @@ def _splice(
             j = len(out)
             if id_prefix and isinstance(item, dict) and isinstance(item.get("id"), str):
                 item = {**item, "id": id_prefix + item["id"]}
-            res.smap.graft(items_map.get(i, SourceMap()), (*dst_prefix, j), here)
+            moved[i] = j
             out.append(item)
             continue
         try:
@@ -191,33 +229,41 @@ def _splice(
                     f"include paths are relative to the including file ({os.path.dirname(display) or '.'})")
             )
             continue
-        try:
-            lib_data, lib_map, lib_errors = load_yaml(target, display=shown, positions_now=True)  # grafted
-        except LabctlError as err:
-            res.errors.append(err)
-            continue
-        if not (isinstance(lib_data, dict) and isinstance(lib_data.get("steps"), list)):
+        known = res.libraries.get(target)
+        if known is None:  # read and validated once, however often it is included
+            try:
+                lib_data, lib_map, lib_errors = load_yaml(target, display=shown)
+            except LabctlError as err:
+                res.errors.append(err)
+                continue
+            res.errors.extend(lib_errors)
+            lib: Any = None  # not a step library: said at each include line below
+            if isinstance(lib_data, dict) and isinstance(lib_data.get("steps"), list):
+                try:
+                    lib = StepLibrary.model_validate(lib_data)
+                except ValidationError as err:
+                    res.errors.extend(pydantic_errors(err, lib_map, model=StepLibrary, what="step library"))
+                    lib = _INVALID
+            known = res.libraries[target] = (lib_data, lib_map, lib)
+        lib_data, lib_map, lib = known
+        if lib is None:
             # say nothing of what the file holds: it may be anything but a plan
             res.errors.append(_at(pos, f"{inc.include} is not a step library",
                                   "a step library is a YAML mapping with a steps: list (see docs/plans.md)"))
             continue
-        res.errors.extend(lib_errors)
         if target not in res.files:
             res.files.append(target)
         for f in lib_map.files:
             if f not in res.smap.files:
                 res.smap.files.append(f)
-        try:
-            lib = StepLibrary.model_validate(lib_data)
-        except ValidationError as err:
-            res.errors.extend(pydantic_errors(err, lib_map, model=StepLibrary, what="step library"))
+        if lib is _INVALID:
             continue
         for name in lib.parameters:
             if name not in lib_params:
                 lib_params[name] = lib_data["parameters"][name]
                 lib_param_pos[name] = (lib_map, ("parameters", name))
         for k, role in enumerate(lib.requires):
-            res.lib_requires.append((role, lib_map.value(("requires", k))))
+            res.lib_requires.append((role, functools.partial(lib_map.value, ("requires", k))))
         _splice(lib_data["steps"], lib_map, ("steps",), res, dst_prefix, out, target, shown,
                 [*stack, target], lib_params, lib_param_pos, id_prefix + inc.prefix)
 

@@ -70,8 +70,9 @@ class RequiredAt(Mapping[str, "Pos | None"]):
         self._at: dict[str, Callable[[], Pos | None]] = {
             role: functools.partial(smap.value, path) for role, path in (paths or {}).items()}  # type: ignore[union-attr]
 
-    def add(self, role: str, pos: Pos | None) -> None:
-        self._at[role] = lambda: pos
+    def add(self, role: str, at: Callable[[], Pos | None]) -> None:
+        """``role`` is written where ``at()`` says (an included library's ``requires:``)."""
+        self._at[role] = at
 
     def __getitem__(self, role: str) -> Pos | None:
         return self._at[role]()

@@ -149,10 +149,10 @@ def check_plan_data(
     corners = corners_product(axes, order) if axes else []
 
     requires_pos = RequiredAt(smap, {r: ("requires", i) for i, r in enumerate(plan.requires)})
-    for role, pos in inc.lib_requires:
+    for role, at in inc.lib_requires:
         if role not in plan.requires:
             plan.requires.append(role)
-            requires_pos.add(role, pos)
+            requires_pos.add(role, at)
     loaded = LoadedPlan(plan, display, smap, params, corners, sha.hexdigest(),
                         [str(f) for f in inc.files if f.is_file()], requires_pos, index_map=index)
     ctx.check_steps(loaded)

@@ -369,7 +369,7 @@ def load_yaml(
     text: str | None = None,
     display: str | None = None,
     limits: InputLimits | None = None,
-    positions_now: bool | None = None,
+    positions_now: bool = False,
 ) -> tuple[Any, SourceMap, list[LabctlError]]:
     """Read one YAML document with positions, within :mod:`labctl.plan.bounds`.
 
@@ -378,8 +378,7 @@ def load_yaml(
     errors and crossed limits raise ``error_cls`` located at the problem.
 
     A plain file's positions are read when the first one is wanted (:meth:`SourceMap.later`)
-    unless ``positions_now``; by default (None) they are read at once when the text mentions
-    ``include``: a plan that splices includes copies its positions straight away.
+    unless ``positions_now`` (includes splice positions lazily too: ``labctl.plan.includes``).
     """
     from labctl.plan import yamlevents, yamlguard
 
@@ -390,8 +389,6 @@ def load_yaml(
     else:
         yamlguard.check_text_size(text, name, limits, error_cls)
     fast = _loader(fast=True)
-    if positions_now is None:
-        positions_now = "include" in text
     read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=positions_now)
     if read is not None:
         if not positions_now:  # a plain file: its positions are read when one is wanted

@@ -192,6 +192,45 @@ def test_includes_splice_steps_with_prefix_and_library_defaults(tmp_path):
     assert (Path(pos.file).name, pos.line, pos.column) == ("settle.yaml", 8, 12)
 
 
+def test_a_plan_built_from_libraries_reads_each_once_and_copies_positions_only_when_wanted(tmp_path, monkeypatch):
+    """A sweep built by including one library many times: the library is read (and its
+    mistakes said) once, no position is read or copied while the plan is right, and once one
+    is wanted every spliced step's points into the library, the plan's own into the plan."""
+    from labctl.plan import includes
+
+    write(tmp_path, "lib/point.yaml", """\
+        requires: [psu]
+        description: one
+        description: twice
+        steps:
+          - id: v
+            check: wait
+            args: {duration: 1 s}
+        """)
+    lines = ["name: sweep", "description: many points", "steps:", "  - id: first", "    check: wait",
+             "    args: {duration: 1 s}"]
+    lines += [f"  - include: lib/point.yaml\n    prefix: p{k}_" for k in range(30)]
+    plan = write(tmp_path, "plan.yaml", "\n".join(lines) + "\n")
+    reads: list[str] = []
+    real = includes.load_yaml
+    monkeypatch.setattr(includes, "load_yaml", lambda target, **kw: reads.append(target.name) or real(target, **kw))
+    loaded, errors = check_plan(plan)
+    assert reads == ["point.yaml"]
+    assert [e.message.split(" (")[0] for e in errors] == ["duplicate key 'description'"]  # once, not 30 times
+    write(tmp_path, "lib/point.yaml", "requires: [psu]\nsteps:\n  - id: v\n    check: wait\n    args: {duration: 1 s}\n")
+    loaded = load_plan(plan)
+    assert [s.id for s in loaded.plan.steps][:3] == ["first", "p0_v", "p1_v"] and len(loaded.plan.steps) == 31
+    smap = loaded.smap
+    assert (smap._values, smap._keys) == ({}, {}) and smap._fill is not None, "no position copied yet"
+    pos = loaded.pos(("steps", 30, "check"))
+    assert (Path(pos.file).name, pos.line, pos.column) == ("point.yaml", 4, 12)
+    assert loaded.plan.steps[30].id == "p29_v"
+    pos = loaded.pos(("steps", 0, "args", "duration"))
+    assert (Path(pos.file).name, pos.line, pos.column) == ("plan.yaml", 6, 22)
+    assert smap.key(("description",)) .line == 2
+    assert "psu" in loaded.plan.requires and loaded.requires_pos["psu"].line == 1
+
+
 def test_including_a_library_twice_without_prefix_is_a_duplicate(tmp_path):
     write(tmp_path, "lib/one.yaml", "steps:\n  - id: one\n    check: wait\n    args: {duration: 1 s}\n")
     plan = write(tmp_path, "p.yaml", "name: p\nsteps:\n  - include: lib/one.yaml\n  - include: lib/one.yaml\n")

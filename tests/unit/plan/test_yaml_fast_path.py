@@ -95,12 +95,14 @@ def test_a_plain_files_positions_are_read_when_the_first_is_wanted_and_are_the_s
     assert smap.value(("limits", "v", "min")) == source.Pos(str(path), 7, 12, True)
     assert smap.key(("limits", "v")) == source.Pos(str(path), 7, 3, False)
     assert smap._fill is None  # read once, kept
+    # a plan that includes libraries reads its positions later too (splicing notes where they go)
+    inc = tmp_path / "inc.yaml"
+    inc.write_text(text + "teardown:\n  - include: lib/off.yaml\n", encoding="utf-8")
+    _data, inc_map, _errors = source.load_yaml(inc, limits=LIMITS)
+    assert (inc_map._values, inc_map._keys) == ({}, {})
+    assert inc_map.value(("teardown", 0, "include")) == source.Pos(str(inc), 9, 14, False)
     scanned = _read(text, True, monkeypatch, tmp_path)
     assert scanned == ("read", (data, dict(smap.values), dict(smap.keys), [e.format() for e in errors]))
-    # a plan that splices includes copies its positions at once: they are read in the one pass
-    path.write_text(text + "teardown:\n  - include: lib/off.yaml\n", encoding="utf-8")
-    _data, smap, _errors = source.load_yaml(path, limits=LIMITS)
-    assert smap._fill is None and smap._values[("teardown", 0, "include")] == source.Pos(str(path), 9, 14, False)
 
 
 def test_positions_wanted_by_two_threads_at_once_are_read_once_and_given_to_both():
