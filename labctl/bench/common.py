@@ -48,6 +48,21 @@ def corners_plan(path: Path, steps: int, per_axis: int = 10) -> Path:
     return path
 
 
+def includes_plan(path: Path, steps: int, per_library: int = 100) -> Path:
+    """A plan of ``steps`` steps built from one library of ``per_library`` steps, included
+    ``steps // per_library`` times with a prefix each (a sweep written as a library)."""
+    lib = path.with_name(path.stem + "-lib.yaml")
+    lines = ["steps:"]
+    for i in range(per_library):
+        lines.append(f"  - {{id: s{i}, check: measure, args: {{role: psu, property: ch1.voltage}}, "
+                     "limits: {value: {min: -1 V, max: 30 V}}}")
+    lib.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = ["name: bench-includes", 'version: "1"', "steps:"]
+    lines += [f"  - {{include: {lib.name}, prefix: p{k}_}}" for k in range(steps // per_library)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def timed_cli(*args: str, extra_env: dict[str, str] | None = None, timeout: float = 600,
               big: bool = True) -> tuple[float, int, str]:
     """(wall seconds, exit code, output) of ``python -m labctl ARGS``."""

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from labctl.bench import Row
-from labctl.bench.common import corners_plan, env, measure_plan, timed_cli
+from labctl.bench.common import corners_plan, env, includes_plan, measure_plan, timed_cli
 
 
 def check_seconds(plan: Path) -> float:
@@ -45,9 +45,10 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     target_n = 1000 if quick else 10000
     plan = measure_plan(tmp / f"validate-{target_n}.yaml", target_n)
     corners = corners_plan(tmp / f"corners-{target_n}.yaml", target_n // 100)
-    wall = {"plan": float("inf"), "corners": float("inf")}
+    included = includes_plan(tmp / f"includes-{target_n}.yaml", target_n)
+    wall = {"plan": float("inf"), "corners": float("inf"), "includes": float("inf")}
     for _round in range(1 if quick else 3):  # the best of 3, taking turns: a slow spell only ever adds time
-        for name, path in (("plan", plan), ("corners", corners)):
+        for name, path in (("plan", plan), ("corners", corners), ("includes", included)):
             seconds, code, out = timed_cli("validate", str(path), big=False)  # the default limits
             if code != 0:
                 raise RuntimeError(f"labctl validate {path} exited {code}: {out[-1000:]}")
@@ -59,4 +60,6 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
         Row(f"labctl validate, {target_n:,} steps (default limits)", "≤ 2 s", f"{wall['plan']:.2f} s", wall["plan"] / 2.0),
         Row(f"labctl validate, {target_n // 100} steps × 100 corners", "≤ 2 s", f"{wall['corners']:.2f} s",
             wall["corners"] / 2.0),
+        Row(f"labctl validate, {target_n // 100} includes of one 100-step library", "≤ 2 s",
+            f"{wall['includes']:.2f} s", wall["includes"] / 2.0),
     ]
