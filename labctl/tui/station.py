@@ -119,10 +119,12 @@ class StationScreen(Screen[None]):
 
     # ------------------------------------------------------------------ display
     def show_status(self, status: StationStatus) -> None:
-        self.status = status
+        if self.is_attached:  # (else the screen closed, or the app quit, while the worker polled)
+            self.status = status
 
     def show_plans(self, entries: tuple[PlanEntry, ...]) -> None:
-        self.plans = entries
+        if self.is_attached:
+            self.plans = entries
 
     def watch_status(self, status: StationStatus | None) -> None:
         if status is None:

@@ -66,10 +66,14 @@ class StationsScreen(Screen):
         self.app.call_from_thread(self._show, rows, time.time())
 
     def _show_error(self, text: str) -> None:
+        if not self.is_attached:
+            return  # the screen closed (or the app quit) while the worker read the store
         self.query_one("#stations-status", Static).update(
             Text(text, style=fmt.status_style(self, "status-fail")))
 
     def _show(self, rows: list[dict[str, Any]], now: float) -> None:
+        if not self.is_attached:
+            return  # the screen closed (or the app quit) while the worker read the store
         table = self.query_one(DataTable)
         keep = table.cursor_row
         table.clear()

@@ -163,11 +163,15 @@ class WatchScreen(Screen):
 
     def _apply_poll(self, generation: int, *args: Any) -> None:
         self._polling = False
+        if not self.is_attached:
+            return  # the screen closed (or the app quit) while the poll was on its way
         if generation == self._generation:  # else the operator picked another run meanwhile
             self.apply(*args)
 
     def _problem(self, text: str) -> None:
         self._polling = False
+        if not self.is_attached:
+            return  # the screen closed (or the app quit) while the poll was on its way
         self.query_one("#watch-run", Static).update(Text(text + " (retrying)", style=fmt.status_style(self, "status-fail")))
 
     # -- applying one poll (UI thread): one batch of updates ------------------------------------

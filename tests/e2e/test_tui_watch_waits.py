@@ -90,3 +90,27 @@ def test_a_database_that_fails_mid_watch_is_said_on_the_screen_and_the_watcher_k
                 assert app.is_running and "did not answer" in str(screen.query_one("#watch-run", Static).render())
 
         asyncio.run(scenario())
+
+
+def test_a_poll_that_lands_after_the_screen_closed_changes_nothing_and_raises_nothing(tmp_path):
+    """A poll's worker hands its result to the screen from another thread; when the app quits
+    (or the screen closes) meanwhile, the result finds no widgets: it is dropped, not raised
+    into the app (it was, once in a CI run: NoMatches '#watch-run' while the app shut down)."""
+    db = str(tmp_path / "results.db")
+    open_store(db).close()
+    kept: dict[str, WatchScreen] = {}
+
+    async def scenario():
+        app = ScreenApp(db, lambda: kept.setdefault("screen", WatchScreen(all_stations=True, poll_interval=60)))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            assert kept["screen"].applied >= 1  # the first poll was shown
+        return app
+
+    app = asyncio.run(scenario())
+    screen = kept["screen"]
+    applied = screen.applied
+    changes = {"run": {"outcome": "running"}, "measurements": [], "samples": []}
+    screen._apply_poll(screen._generation, [], "run-late", changes, None)
+    screen._problem("database is locked")
+    assert screen.applied == applied and app.return_code in (0, None)

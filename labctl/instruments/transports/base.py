@@ -248,7 +248,8 @@ class Transport(ABC):
         what a fast instrument takes to answer. Watching (a non-blocking look at the
         connection, without sleeping) sees the reply as it lands. An instrument that did not
         answer within the watch is waited for without watching for the next
-        :data:`SPIN_BACKOFF` queries, so a slow one costs at most a watch in that many."""
+        :data:`SPIN_BACKOFF` queries, so a slow one costs one watch in ``SPIN_BACKOFF + 1``
+        queries."""
         if self._spin_skip:
             self._spin_skip -= 1
             return
