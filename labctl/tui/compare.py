@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Footer, Static
 from labctl.console import format_value
 from labctl.tui import fmt
 from labctl.tui.detail import run_summary
+from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
 
 
@@ -61,16 +62,17 @@ class CompareScreen(Screen):
                 before = query.previous_run(self.app.store, self.run_b)
                 if before is None:
                     run = query.run_detail(self.app.store, self.run_b)["run"]
-                    self.app.call_from_thread(self._nothing, run)
+                    to_screen(self, self._nothing, run)
                     return
                 self.run_a = before["id"]
             a, b = (query.run_detail(self.app.store, r)["run"] for r in (self.run_a, self.run_b))
             rows = query.compare_runs(self.app.store, a["id"], b["id"])
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
-            self.app.call_from_thread(self.query_one("#compare-a", Static).update,
-                                      Text(fmt.problem(err), style=fmt.status_style(self, "status-fail")))
+            problem = fmt.problem(err)
+            to_screen(self, lambda: self.query_one("#compare-a", Static).update(
+                Text(problem, style=fmt.status_style(self, "status-fail"))))
             return
-        self.app.call_from_thread(self._show, a, b, rows)
+        to_screen(self, self._show, a, b, rows)
 
     def _nothing(self, run: dict[str, Any]) -> None:
         self.query_one("#compare-a", Static).update(Text(

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from labctl.tui import fmt
+from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
 
 
@@ -87,10 +88,11 @@ class RunDetailScreen(Screen):
         try:
             detail = query.run_detail(self.app.store, self.run_id)
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
-            self.app.call_from_thread(self.query_one("#detail-summary", Static).update,
-                                      Text(fmt.problem(err), style=fmt.status_style(self, "status-fail")))
+            problem = fmt.problem(err)
+            to_screen(self, lambda: self.query_one("#detail-summary", Static).update(
+                Text(problem, style=fmt.status_style(self, "status-fail"))))
             return
-        self.app.call_from_thread(self._show, detail)
+        to_screen(self, self._show, detail)
 
     def _show(self, detail: dict[str, Any]) -> None:
         self.detail = detail

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from labctl.tui import fmt
+from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
 
 FILTERS = (("plan", "plan"), ("dut", "DUT"), ("station", "station"), ("outcome", "outcome"), ("since", "since"))
@@ -69,9 +70,9 @@ class HistoryScreen(Screen):
         try:
             rows = query.list_runs(self.app.store, limit=LIMIT, **self.filters)
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
-            self.app.call_from_thread(self._show_error, fmt.problem(err))
+            to_screen(self, self._show_error, fmt.problem(err))
             return
-        self.app.call_from_thread(self._show, rows)
+        to_screen(self, self._show, rows)
 
     def _show_error(self, text: str) -> None:
         self.query_one("#history-status", Static).update(Text(text, style=fmt.status_style(self, "status-fail")))

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from labctl.tui import fmt
+from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
 
 
@@ -48,9 +49,9 @@ class RerunConfirm(Screen):
         try:
             plan = plan_rerun(self.run["id"], self.steps, db=config.db, fixture=config.fixture, store=self.app.store)
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
-            self.app.call_from_thread(self._refused, fmt.problem(err))
+            to_screen(self, self._refused, fmt.problem(err))
             return
-        self.app.call_from_thread(self._ask, plan)
+        to_screen(self, self._ask, plan)
 
     def _refused(self, text: str) -> None:
         self.query_one("#rerun-question", Static).update(Text(text + "\n\nescape: back", style=fmt.status_style(self, "status-fail")))

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from labctl.tui.catalog import PlanEntry
+from labctl.tui.handover import to_screen
 from labctl.tui.status import StationStatus
 
 STATUS_TEXT = {"ok": ("● ok", "status-ok"), "warn": ("▲ warn", "status-warn"), "fail": ("✖ FAIL", "status-fail")}
@@ -85,7 +86,7 @@ class StationScreen(Screen[None]):
         if note:
             self.app.call_from_thread(self.app.notify, note)
         entries = tuple(load_catalog(bench.fixture, self.app.config.plans))
-        self.app.call_from_thread(self.show_plans, entries)
+        to_screen(self, self.show_plans, entries)
         self.poll()
 
     @work(thread=True, group="poll")
@@ -102,7 +103,7 @@ class StationScreen(Screen[None]):
             status = poll_station(bench.fixture, loaded)
         finally:
             bench.instruments_lock.release()
-        self.app.call_from_thread(self.show_status, status)
+        to_screen(self, self.show_status, status)
 
     def _loaded_plan(self, entry: PlanEntry) -> Any:
         if not entry.ok or not entry.interlocks:
@@ -119,12 +120,10 @@ class StationScreen(Screen[None]):
 
     # ------------------------------------------------------------------ display
     def show_status(self, status: StationStatus) -> None:
-        if self.is_attached:  # (else the screen closed, or the app quit, while the worker polled)
-            self.status = status
+        self.status = status
 
     def show_plans(self, entries: tuple[PlanEntry, ...]) -> None:
-        if self.is_attached:
-            self.plans = entries
+        self.plans = entries
 
     def watch_status(self, status: StationStatus | None) -> None:
         if status is None:

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from labctl.tui import fmt
+from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
 
 REFRESH_S = 2.0
@@ -61,19 +62,15 @@ class StationsScreen(Screen):
         try:
             rows = registry.list_stations(self.app.store)
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
-            self.app.call_from_thread(self._show_error, fmt.problem(err))
+            to_screen(self, self._show_error, fmt.problem(err))
             return
-        self.app.call_from_thread(self._show, rows, time.time())
+        to_screen(self, self._show, rows, time.time())
 
     def _show_error(self, text: str) -> None:
-        if not self.is_attached:
-            return  # the screen closed (or the app quit) while the worker read the store
         self.query_one("#stations-status", Static).update(
             Text(text, style=fmt.status_style(self, "status-fail")))
 
     def _show(self, rows: list[dict[str, Any]], now: float) -> None:
-        if not self.is_attached:
-            return  # the screen closed (or the app quit) while the worker read the store
         table = self.query_one(DataTable)
         keep = table.cursor_row
         table.clear()

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual_plotext import PlotextPlot
 
 from labctl.tui import fmt
+from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
 
 POLL_INTERVAL = 0.5  # seconds between store polls
@@ -157,21 +158,17 @@ class WatchScreen(Screen):
             if following is not None:
                 changes, cursor = query.follow(store, following, None if following != current else cursor)
         except Exception as err:  # noqa: BLE001 - a database that went away: say so, poll again
-            self.app.call_from_thread(self._problem, fmt.problem(err))
+            to_screen(self, self._problem, fmt.problem(err))
             return
-        self.app.call_from_thread(self._apply_poll, generation, runs, following, changes, cursor)
+        to_screen(self, self._apply_poll, generation, runs, following, changes, cursor)
 
     def _apply_poll(self, generation: int, *args: Any) -> None:
         self._polling = False
-        if not self.is_attached:
-            return  # the screen closed (or the app quit) while the poll was on its way
         if generation == self._generation:  # else the operator picked another run meanwhile
             self.apply(*args)
 
     def _problem(self, text: str) -> None:
         self._polling = False
-        if not self.is_attached:
-            return  # the screen closed (or the app quit) while the poll was on its way
         self.query_one("#watch-run", Static).update(Text(text + " (retrying)", style=fmt.status_style(self, "status-fail")))
 
     # -- applying one poll (UI thread): one batch of updates ------------------------------------

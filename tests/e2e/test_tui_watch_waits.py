@@ -93,24 +93,29 @@ def test_a_database_that_fails_mid_watch_is_said_on_the_screen_and_the_watcher_k
 
 
 def test_a_poll_that_lands_after_the_screen_closed_changes_nothing_and_raises_nothing(tmp_path):
-    """A poll's worker hands its result to the screen from another thread; when the app quits
-    (or the screen closes) meanwhile, the result finds no widgets: it is dropped, not raised
-    into the app (it was, once in a CI run: NoMatches '#watch-run' while the app shut down)."""
+    """A worker hands its result to its screen from another thread; when the operator closed
+    the screen (or quit) meanwhile, the result finds no widgets: it is dropped, not raised into
+    the app (it was, once in a CI run: NoMatches '#watch-run' while the app shut down)."""
+    from labctl.tui.handover import to_screen
+
     db = str(tmp_path / "results.db")
     open_store(db).close()
-    kept: dict[str, WatchScreen] = {}
 
     async def scenario():
-        app = ScreenApp(db, lambda: kept.setdefault("screen", WatchScreen(all_stations=True, poll_interval=60)))
+        app = ScreenApp(db, lambda: WatchScreen(all_stations=True, poll_interval=60))
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
-            assert kept["screen"].applied >= 1  # the first poll was shown
-        return app
+            screen = app.screen
+            assert isinstance(screen, WatchScreen) and screen.applied >= 1  # the first poll was shown
+            applied = screen.applied
+            app.pop_screen()
+            await settle(pilot)
+            assert not screen.is_attached
+            changes = {"run": {"outcome": "running"}, "measurements": [], "samples": []}
+            await asyncio.to_thread(to_screen, screen, screen._apply_poll, screen._generation, [], "run-late",
+                                    changes, None)
+            await asyncio.to_thread(to_screen, screen, screen._problem, "database is locked")
+            await settle(pilot)
+            assert screen.applied == applied
 
-    app = asyncio.run(scenario())
-    screen = kept["screen"]
-    applied = screen.applied
-    changes = {"run": {"outcome": "running"}, "measurements": [], "samples": []}
-    screen._apply_poll(screen._generation, [], "run-late", changes, None)
-    screen._problem("database is locked")
-    assert screen.applied == applied and app.return_code in (0, None)
+    asyncio.run(scenario())
