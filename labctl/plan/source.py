@@ -112,18 +112,6 @@ class SourceMap:
             return self.keys[found], found
         return self.values.get(found) or self.keys.get(found), found
 
-    def children(self, prefix: Path_) -> dict[Any, SourceMap]:
-        """The positions under ``prefix``, split by the next path element, in one pass (grafting
-        the items of a long step list one by one stays linear)."""
-        n = len(prefix)
-        out: dict[Any, SourceMap] = {}
-        for attr in ("values", "keys"):
-            for p, pos in getattr(self, attr).items():
-                if len(p) > n and p[:n] == prefix:
-                    sub = out.setdefault(p[n], SourceMap(files=self.files))
-                    getattr(sub, attr)[p] = pos
-        return out
-
     def graft(self, other: SourceMap, at: Path_, src: Path_ = ()) -> None:
         """Copy ``other``'s positions under ``src`` to live under ``at`` here."""
         n = len(src)
@@ -369,7 +357,6 @@ def load_yaml(
     text: str | None = None,
     display: str | None = None,
     limits: InputLimits | None = None,
-    positions_now: bool = False,
 ) -> tuple[Any, SourceMap, list[LabctlError]]:
     """Read one YAML document with positions, within :mod:`labctl.plan.bounds`.
 
@@ -377,8 +364,8 @@ def load_yaml(
     keys, refused tags and numbers). Unreadable, too large and binary files, YAML syntax
     errors and crossed limits raise ``error_cls`` located at the problem.
 
-    A plain file's positions are read when the first one is wanted (:meth:`SourceMap.later`)
-    unless ``positions_now`` (includes splice positions lazily too: ``labctl.plan.includes``).
+    A file's positions are read when the first one is wanted (:meth:`SourceMap.later`);
+    includes splice them lazily too (``labctl.plan.includes``).
     """
     from labctl.plan import yamlevents, yamlguard
 
@@ -389,10 +376,9 @@ def load_yaml(
     else:
         yamlguard.check_text_size(text, name, limits, error_cls)
     fast = _loader(fast=True)
-    read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=positions_now)
-    if read is not None:
-        if not positions_now:  # a plain file: its positions are read when one is wanted
-            read[1].later(lambda: _positions(text, name, error_cls, limits))
+    read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=False)
+    if read is not None:  # its positions are read from the same text when one is wanted
+        read[1].later(lambda: _positions(text, name, error_cls, limits))
         return read
     return _long_way(text, name, error_cls, limits, fast)
 
