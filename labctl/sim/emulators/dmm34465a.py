@@ -53,7 +53,7 @@ class FuncSettings:
 
 
 def _func_key(call: Call) -> str:
-    names = [n.name for n in call.unit.relative_to + call.unit.nodes]
+    names = [n.name for n in call.path or call.unit.nodes]
     for i, n in enumerate(names):
         base = {"VOLT": "VOLT", "VOLTAGE": "VOLT", "CURR": "CURR", "CURRENT": "CURR",
                 "RES": "RES", "RESISTANCE": "RES", "FRES": "FRES", "FRESISTANCE": "FRES"}.get(n)

@@ -35,6 +35,9 @@ class E36312A(BenchInstrument):
     firmware = "2.1.0-1.0.4-1.12"
     default_serial = "MY59002391"
     options = "0"
+    #: setpoints go this far beyond the rating (6.18 V / 5.15 A, 25.75 V / 1.03 A, as the
+    #: driver profile's ranges); the E3631A's channels carry theirs in their ratings
+    over_range = 1.03
 
     def reset(self) -> None:
         self.selected = 1
@@ -123,7 +126,7 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             self.sync()
             for ch in self._channels(call):
-                ch.v_set = call.number(0, minimum=ch.v_min, maximum=ch.v_max, default=0.0)
+                ch.v_set = call.number(0, minimum=ch.v_min, maximum=ch.v_max * self.over_range, default=0.0)
                 self._check_ovp(ch)
             self.sync()
 
@@ -131,7 +134,7 @@ class E36312A(BenchInstrument):
     def volt_q(self, call: Call) -> str:
         chans = self._channels(call)
         if call.has(0):
-            return ",".join(nr3(call.number(0, minimum=c.v_min, maximum=c.v_max, default=0.0)) for c in chans)
+            return ",".join(nr3(call.number(0, minimum=c.v_min, maximum=c.v_max * self.over_range, default=0.0)) for c in chans)
         return ",".join(nr3(c.v_set) for c in chans)
 
     @scpi("[SOURce:]CURRent[:LEVel][:IMMediate][:AMPLitude]")
@@ -139,14 +142,14 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             self.sync()
             for ch in self._channels(call):
-                ch.i_set = call.number(0, minimum=0.002, maximum=ch.i_max, default=ch.i_max)
+                ch.i_set = call.number(0, minimum=0.0, maximum=ch.i_max * self.over_range, default=ch.i_max)
             self.sync()
 
     @scpi("[SOURce:]CURRent[:LEVel][:IMMediate][:AMPLitude]?")
     def curr_q(self, call: Call) -> str:
         chans = self._channels(call)
         if call.has(0):
-            return ",".join(nr3(call.number(0, minimum=0.002, maximum=c.i_max, default=c.i_max)) for c in chans)
+            return ",".join(nr3(call.number(0, minimum=0.0, maximum=c.i_max * self.over_range, default=c.i_max)) for c in chans)
         return ",".join(nr3(c.i_set) for c in chans)
 
     @scpi("APPLy")
@@ -158,9 +161,9 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             self.sync()
             if call.has(1):
-                ch.v_set = call.number(1, minimum=ch.v_min, maximum=ch.v_max, default=0.0)
+                ch.v_set = call.number(1, minimum=ch.v_min, maximum=ch.v_max * self.over_range, default=0.0)
             if call.has(2):
-                ch.i_set = call.number(2, minimum=0.002, maximum=ch.i_max, default=ch.i_max)
+                ch.i_set = call.number(2, minimum=0.0, maximum=ch.i_max * self.over_range, default=ch.i_max)
             self._check_ovp(ch)
             self.sync()
 
@@ -213,9 +216,10 @@ class E36312A(BenchInstrument):
     def prot_clear(self, call: Call) -> None:
         with self.bench.lock:
             for ch in self._channels(call):
+                if ch.ocp_tripped or ch.ovp_tripped:
+                    ch.on = False  # a tripped output stays off until it is enabled again
                 ch.ocp_tripped = False
                 ch.ovp_tripped = ch.over_voltage  # the cause must be removed first
-                ch.on = False
             self.sync()
 
     # -- output -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ class E3631A(E36312A):
     model = "E3631A"
     firmware = "2.1-5.0-1.0"
     default_serial = "0"
+    over_range = 1.0  # (its channels' ratings are the programmable limits already)
 
     def reset(self) -> None:
         with self.bench.lock:

@@ -58,7 +58,7 @@ class EL34143A(BenchInstrument):
 
     # -- levels (one handler per function, via the header's first node) ----------------------
     def _func(self, call: Call) -> str:
-        for node in call.unit.relative_to + call.unit.nodes:
+        for node in call.path or call.unit.nodes:
             for m in MODES:
                 if node.name in (m.upper(), "".join(c for c in m if c.isupper())):
                     return "".join(c for c in m if c.isupper())

@@ -113,6 +113,12 @@ class ErrorQueue:
 
 
 def format_error(code: int, text: str) -> str:
-    """``-113,"Undefined header"``; the empty entry is ``+0,"No error"``."""
+    """``-113,"Undefined header"``; the empty entry is ``+0,"No error"``.
+
+    The message holds no double quote and no comma (a detail's are turned into ``'`` and
+    ``|``): clients split the reply at its first comma, some at every comma (python-ivi's
+    ``code, msg = reply.split(',')``), and a quote would end the string early."""
     num = f"+{code}" if code >= 0 else str(code)
+    if '"' in text or "," in text:
+        text = text.replace('"', "'").replace(", ", "|").replace(",", "|")
     return f'{num},"{text}"'

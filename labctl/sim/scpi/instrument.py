@@ -156,10 +156,11 @@ class ScpiInstrument:
         try:
             if unit.common:
                 return functools.partial(self._common_function(unit), self, unit.params)
-            handler, suffixes = self._resolve(unit)
+            handler, suffixes, relative = self._resolve(unit)
         except ScpiError as err:
             return functools.partial(_fail, err.code, err.detail)
-        return functools.partial(getattr(self, handler), Call(unit, list(suffixes)))  # handlers only read their call
+        path = unit.relative_to + unit.nodes if relative else unit.nodes
+        return functools.partial(getattr(self, handler), Call(unit, list(suffixes), path))  # handlers only read their call
 
     def _apply_error_rules(self, unit: Unit) -> None:
         for rule in self.error_rules:
@@ -184,30 +185,31 @@ class ScpiInstrument:
             rule["count"] = remaining - 1
         return True
 
-    def _resolve(self, unit: Unit) -> tuple[str, tuple[int | None, ...]]:
-        """The handler of ``unit``'s header (and the suffixes), remembered per header: lines
-        that differ only in their parameters resolve once."""
+    def _resolve(self, unit: Unit) -> tuple[str, tuple[int | None, ...], bool]:
+        """The handler of ``unit``'s header, the suffixes and whether the header matched with
+        the path of the unit before it (``CURR:RANG 6;LEV 2``) or on its own, remembered per
+        header: lines that differ only in their parameters resolve once."""
         key = (tuple(unit.relative_to), tuple(unit.nodes), unit.query)
         found = self._resolved.get(key)
         if found is None:
-            handler, suffixes = self._resolve_header(unit)
-            found = handler, tuple(suffixes)
+            handler, suffixes, relative = self._resolve_header(unit)
+            found = handler, tuple(suffixes), relative
             if len(self._resolved) < 4096:
                 self._resolved[key] = found
         return found
 
-    def _resolve_header(self, unit: Unit) -> tuple[str, list[int | None]]:
+    def _resolve_header(self, unit: Unit) -> tuple[str, list[int | None], bool]:
         candidates = [unit.relative_to + unit.nodes]
         if unit.relative_to:
             candidates.append(unit.nodes)
         known_other_kind = False
-        for nodes in candidates:
+        for at, nodes in enumerate(candidates):
             for pattern, handler in self._table:
                 suffixes = pattern.match(nodes)
                 if suffixes is None:
                     continue
                 if pattern.query == unit.query:
-                    return handler, suffixes
+                    return handler, suffixes, at == 0 and bool(unit.relative_to)
                 known_other_kind = True
         if known_other_kind and unit.query:
             raise ScpiError(-113, "no query form")

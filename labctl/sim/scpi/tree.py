@@ -129,6 +129,9 @@ class Call:
 
     unit: Unit
     given: list[int | None] = field(default_factory=list)  # the ``#`` suffixes; None: left out
+    #: the header's nodes as they matched the handler: with the path of the unit before it in
+    #: the line when they were read relative to it (``CURR:RANG 6;LEV 2``), else its own
+    path: list[Node] = field(default_factory=list)
 
     @property
     def suffixes(self) -> list[int]:

@@ -43,9 +43,13 @@ def parse_number(
         if value is None:
             raise ScpiError(-224, f"{word} not allowed here")
         return float(value)
-    if word in {"INF", "+INF"}:
+    if word in {"INF", "+INF", "INFINITY", "+INFINITY"}:
+        if maximum is not None:  # no emulated setting is endless (a trigger count of INF would never end)
+            raise ScpiError(-222, f"INF above {maximum:g}")
         return OVERLOAD
-    if word == "-INF":
+    if word in {"-INF", "-INFINITY", "NINF"}:
+        if minimum is not None:
+            raise ScpiError(-222, f"-INF below {minimum:g}")
         return -OVERLOAD
     m = _NUMBER.match(text.strip())
     if not m:

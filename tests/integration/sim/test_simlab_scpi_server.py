@@ -48,10 +48,15 @@ def test_channel_lists_ranges_and_min_max_def(visa):
     assert psu.query("VOLT? (@1:3)").split(",") == ["+1.00000000E+00"] * 3
     psu.write("VOLT MAX,(@1)")
     psu.write("VOLT MAX,(@2,3)")
-    assert psu.query("VOLT? (@1,2,3)") == "+6.00000000E+00,+2.50000000E+01,+2.50000000E+01"
+    # the programmable limits, 3 % beyond the 6 V / 5 A and 25 V / 1 A ratings (the driver profile's ranges)
+    assert psu.query("VOLT? (@1,2,3)") == "+6.18000000E+00,+2.57500000E+01,+2.57500000E+01"
     psu.write("VOLT MIN,(@1)")
     assert float(psu.query("VOLT? (@1)")) == 0.0
-    assert float(psu.query("CURR? MAX,(@1)")) == 5.0
+    assert float(psu.query("CURR? MAX,(@1)")) == pytest.approx(5.15)
+    assert float(psu.query("CURR? MIN,(@2)")) == 0.0
+    psu.write("CURR 0,(@2);VOLT 6.19,(@1)")  # a current limit of 0 is a setting; 6.19 V is beyond CH1
+    assert float(psu.query("CURR? (@2)")) == 0.0
+    assert [e.split(",")[0] for e in errors(psu)] == ["-222"]
 
 
 def test_bad_commands_fill_the_queue_in_order_and_set_esr(visa):
@@ -120,3 +125,56 @@ def test_two_clients_share_one_instrument(rm, lab):
     finally:
         a.close()
         b.close()
+
+
+def test_infinity_obeys_a_parameters_limits_and_never_hangs_the_lab(visa):
+    """``INF`` is a number (9.9E37) to SCPI: a setting with a maximum refuses it (-222) as it
+    refuses any number above it; a trigger count of INF once hung every instrument of the lab."""
+    psu, daq = visa("psu"), visa("daq")
+    psu.write("VOLT 1,(@1)")
+    psu.write("VOLT INF,(@1)")
+    assert psu.query("VOLT? (@1)") == "+1.00000000E+00"
+    assert [e.split(",")[0] for e in errors(psu)] == ["-222"]
+    daq.write("TRIG:COUN INF")
+    assert [e.split(",")[0] for e in errors(daq)] == ["-222"]
+    assert float(daq.query("TRIG:COUN?")) == 1.0
+    daq.timeout = 5000
+    assert daq.query("*OPC?") == "1"  # the lab answers on
+    assert psu.query("*OPC?") == "1"
+
+
+def test_a_header_read_on_its_own_after_a_semicolon_acts_on_its_own_setting(visa):
+    """``CURR:RANG 6.12;VOLT 4`` has no ``CURR:VOLT``: the second header is read from the root
+    (as the simulated lab admits), and sets the voltage level, not the current named before it."""
+    load, dmm = visa("load"), visa("dmm")
+    load.write("CURR 1.5")
+    load.write("CURR:RANG 6.12;VOLT 4")
+    assert float(load.query("CURR?")) == pytest.approx(1.5)
+    assert float(load.query("VOLT?")) == pytest.approx(4.0)
+    dmm.write("SENS:VOLT:DC:NPLC 1;CURR:DC:NPLC 100")
+    assert float(dmm.query("SENS:VOLT:DC:NPLC?")) == pytest.approx(1.0)
+    assert float(dmm.query("SENS:CURR:DC:NPLC?")) == pytest.approx(100.0)
+    assert errors(load) == [] and errors(dmm) == []
+
+
+def test_an_error_message_splits_at_one_comma_into_code_and_quoted_text(visa):
+    """Clients split ``SYST:ERR?`` at its comma (python-ivi: ``code, msg = reply.split(',')``): a
+    detail's commas and double quotes must not reach the message."""
+    daq = visa("daq")
+    daq.write('TRIG:SOUR "BUS"')  # a string where a choice goes
+    (entry,) = errors(daq)
+    code, message = entry.split(",")
+    assert code == "-224"
+    assert message.startswith('"Illegal parameter value') and message.endswith('"') and message.count('"') == 2
+
+
+def test_clearing_protection_leaves_an_output_that_never_tripped_on(visa):
+    psu = visa("psu")
+    psu.write("VOLT 1,(@2);OUTP ON,(@2)")
+    psu.write("OUTP:PROT:CLE (@2)")
+    assert psu.query("OUTP? (@2)") == "1"
+    psu.write("VOLT:PROT 0.5,(@2)")  # below the setpoint: trips
+    assert psu.query("VOLT:PROT:TRIP? (@2)") == "1"
+    psu.write("VOLT 0.4,(@2);:OUTP:PROT:CLE (@2)")
+    assert psu.query("VOLT:PROT:TRIP? (@2)") == "0"
+    assert psu.query("OUTP? (@2)") == "0"  # a tripped output stays off until switched on again
