@@ -33,8 +33,11 @@ SLOT1 = range(101, 123)
 MODULE_CHANNELS = {"DAQM901A": 22, "DAQM908A": 40}
 TC_UV_PER_C = 40.7e-6
 TC_TYPES = ["B", "E", "J", "K", "N", "R", "S", "T"]
-#: alarm limits: -1.0E+15 … +1.0E+15, 0 by default (DAQ970A guide, CALCulate:LIMit)
+#: alarm limits: -1.0E+15 … +1.0E+15, 0 by default (DAQ970A guide, CALCulate:LIMit); the same
+#: bounds hold a scaling gain and offset (CALCulate:SCALe)
 LIMIT_MAX = 1.0e15
+#: a custom unit label (CALCulate:SCALe:UNIT) has at most this many characters
+SCALE_UNIT_CHARS = 4
 #: the alarm queue holds the first 20 alarms; later ones are lost
 ALARM_QUEUE_SIZE = 20
 #: STATus:ALARm register bits (DAQ970A guide, Alarm Register)
@@ -55,6 +58,20 @@ class ChanCfg:
     upper: float = 0.0
     lower_on: bool = False
     upper_on: bool = False
+    gain: float = 1.0  # Mx+B scaling (CALCulate:SCALe): reading = gain × measured + offset
+    offset: float = 0.0
+    scale_unit: str = ""  # the label in place of the measurement's unit ("": its own)
+    scale_on: bool = False
+
+    def scaling_off(self) -> None:
+        """A new configuration of the channel: no scaling, gain 1, offset 0, its own unit."""
+        self.gain, self.offset, self.scale_unit, self.scale_on = 1.0, 0.0, "", False
+
+    def scaled(self, value: float, unit: str) -> tuple[float, str]:
+        """The reading as Mx+B scaling gives it (an overload stays an overload)."""
+        if not self.scale_on or abs(value) >= OVERLOAD:
+            return value, unit
+        return self.gain * value + self.offset, self.scale_unit or unit
 
     def alarms_off(self, clear_limits: bool = False) -> None:
         self.lower_on = self.upper_on = False
@@ -122,6 +139,8 @@ class DAQ970A(BenchInstrument):
         # the alarm queue and the alarm status register outlive *RST (cleared by *CLS)
         self.alarm_queue: list[str] = []
         self.alarm_event = 0
+        #: channel -> times its relay closed (kept, as the module's own count, through *RST)
+        self.relay_cycles: dict[int, int] = {}
         super().__init__(**kw)
 
     def sync(self) -> Any:
@@ -228,10 +247,17 @@ class DAQ970A(BenchInstrument):
         self.crossed[ch] = alarm
         return alarm
 
+    def _reading(self, ch: int) -> tuple[float, str]:
+        """One reading of a channel as it is reported: closes its relay, measures, scales
+        (alarms and statistics see the scaled value)."""
+        self.relay_cycles[ch] = self.relay_cycles.get(ch, 0) + 1
+        value, unit = self._value(ch)
+        return self.cfg[ch].scaled(value, unit)
+
     def _sweep(self, chans: list[int], t0: float, k: int) -> list[str]:
         out = []
         for ch in chans:
-            value, unit = self._value(ch)
+            value, unit = self._reading(ch)
             alarm = self._evaluate(ch, value, unit, self.bench.clock.time() + k * self.trigger_timer)
             fields = [nr3(value) + (f" {unit}" if self.fmt["UNIT"] else "")]
             if self.fmt["TIME"]:
@@ -262,7 +288,8 @@ class DAQ970A(BenchInstrument):
         for ch in chans:
             c = self.cfg[ch]
             c.func = func
-            c.alarms_off(clear_limits=True)  # a new configuration clears the channel's limits
+            c.alarms_off(clear_limits=True)  # a new configuration clears the channel's limits ...
+            c.scaling_off()  # ... and its scaling
             if func == "TEMP":
                 if args:
                     parse_choice(args[0], ["TCouple", "RTD", "FRTD", "THERmistor", "DEFault"])
@@ -390,7 +417,7 @@ class DAQ970A(BenchInstrument):
             raise ScpiError(-221, "monitor is off")
         with self.bench.lock:
             self.sync()
-            return nr3(self._value(self.monitor_channel)[0])
+            return nr3(self._reading(self.monitor_channel)[0])
 
     @scpi("ROUTe:CHANnel:DELay")
     def chan_delay(self, call: Call) -> None:
@@ -506,6 +533,57 @@ class DAQ970A(BenchInstrument):
     @scpi("TRIGger:TIMer?")
     def trig_timer_q(self, call: Call) -> str:
         return nr3(self.trigger_timer)
+
+    @scpi("SYSTem:RELay:CYCLes?")
+    def relay_cycles_q(self, call: Call) -> str:
+        """How many times each listed channel's relay has closed (a scan or a monitor reading
+        closes it once)."""
+        return ",".join(nr1s(self.relay_cycles.get(ch, 0)) for ch in self._chans(call))
+
+    @scpi("SYSTem:RELay:CYCLes:CLEar")
+    def relay_cycles_clear(self, call: Call) -> None:
+        for ch in self._chans(call):
+            self.relay_cycles.pop(ch, None)
+
+    # -- Mx+B scaling ----------------------------------------------------------------------
+    @scpi("CALCulate:SCALe:GAIN", "CALCulate:SCALe:OFFSet")
+    def scale_value(self, call: Call) -> None:
+        gain = call.unit.nodes[-1].name.startswith("GAIN")
+        value = call.number(0, minimum=-LIMIT_MAX, maximum=LIMIT_MAX, default=1.0 if gain else 0.0)
+        for ch in self._targets(call):
+            setattr(self.cfg[ch], "gain" if gain else "offset", value)
+
+    @scpi("CALCulate:SCALe:GAIN?", "CALCulate:SCALe:OFFSet?")
+    def scale_value_q(self, call: Call) -> str:
+        side = "gain" if call.unit.nodes[-1].name.startswith("GAIN") else "offset"
+        return ",".join(nr3(getattr(self.cfg[ch], side)) for ch in self._targets(call))
+
+    @scpi("CALCulate:SCALe:UNIT")
+    def scale_unit(self, call: Call) -> None:
+        label = call.string(0)
+        if not 1 <= len(label) <= SCALE_UNIT_CHARS or not label.isprintable() or "," in label:
+            raise ScpiError(-224, f"a unit label is 1 to {SCALE_UNIT_CHARS} characters")
+        for ch in self._targets(call):
+            self.cfg[ch].scale_unit = label
+
+    @scpi("CALCulate:SCALe:UNIT?")
+    def scale_unit_q(self, call: Call) -> str:
+        return ",".join(f'"{self.cfg[ch].scale_unit or self._value_unit(ch)}"' for ch in self._targets(call))
+
+    def _value_unit(self, ch: int) -> str:
+        c = self.cfg[ch]
+        return {"TEMP": c.unit, "VOLT": "VDC", "VOLT:AC": "VAC"}.get(c.func, "OHM")
+
+    @scpi("CALCulate:SCALe[:STATe]")
+    def scale_state(self, call: Call) -> None:
+        on = call.boolean(0)
+        for ch in self._targets(call):
+            self.cfg[ch].scale_on = on
+            self.crossed.pop(ch, None)
+
+    @scpi("CALCulate:SCALe[:STATe]?")
+    def scale_state_q(self, call: Call) -> str:
+        return ",".join(str(int(self.cfg[ch].scale_on)) for ch in self._targets(call))
 
     @scpi("SYSTem:CTYPe?")
     def ctype(self, call: Call) -> str:

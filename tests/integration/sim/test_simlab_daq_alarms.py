@@ -127,3 +127,44 @@ def test_daq_scan_statistics_per_channel(mvisa):
     daq.write("CALC:AVER:CLE;:ROUT:SCAN (@);:CALC:AVER:COUN?")  # empty scan list
     assert daq.query("SYST:ERR?").startswith("-221,")
     assert errors(daq) == []
+
+
+def test_daq_mx_plus_b_scaling_scales_readings_alarms_and_statistics(mvisa):
+    """CALCulate:SCALe (34970A/DAQ970A "Mx+B scaling"): reading = gain × measured + offset with
+    the custom unit label, per channel; alarms and statistics see the scaled reading; a new
+    configuration of the channel turns it off."""
+    daq = mvisa("daq")
+    daq.write("CONF:TEMP TC,K,(@101:102);:FORM:READ:UNIT ON")
+    assert daq.query("CALC:SCAL:GAIN? (@101)") == "+1.00000000E+00"
+    assert daq.query("CALC:SCAL:OFFS? (@101)") == "+0.00000000E+00"
+    assert daq.query("CALC:SCAL:STAT? (@101,102)") == "0,0"
+    assert daq.query("CALC:SCAL:UNIT? (@101)") == '"C"'
+    plain = [float(r.split()[0]) for r in daq.query("READ?").split(",")]
+    daq.write('CALC:SCAL:GAIN 2,(@101);OFFS -10,(@101);UNIT "PSI",(@101);STAT ON,(@101)')
+    assert daq.query("CALC:SCAL:STAT? (@101,102)") == "1,0"
+    assert daq.query("CALC:SCAL:UNIT? (@101)") == '"PSI"'
+    first, second = daq.query("READ?").split(",")
+    value, unit = first.split()
+    assert unit == "PSI" and float(value) == pytest.approx(2 * plain[0] - 10, abs=1.5)  # ±0.5 degC noise, ×2
+    assert second.split()[1] == "C" and float(second.split()[0]) == pytest.approx(plain[1], abs=1.0)
+    daq.write("CALC:LIM:UPP 35,(@101);:CALC:LIM:UPP:STAT ON,(@101);:FORM:READ:ALAR ON")
+    assert daq.query("READ?").split(",")[1] == "2"  # HI: ~40 PSI scaled is above 35 (~25 degC is not)
+    assert daq.query("CALC:AVER:MIN? (@101)").startswith("+3")
+    assert errors(daq) == []
+    daq.write("CONF:TEMP TC,K,(@101)")
+    assert daq.query("CALC:SCAL:STAT? (@101)") == "0"
+    assert daq.query("CALC:SCAL:GAIN? (@101)") == "+1.00000000E+00"
+    daq.write('CALC:SCAL:UNIT "TOOLONG",(@101)')
+    assert [e.split(",")[0] for e in errors(daq)] == ["-224"]
+
+
+def test_daq_relay_cycles_count_each_closing_of_a_channel(mvisa):
+    daq = mvisa("daq")
+    daq.write("SYST:REL:CYCL:CLE (@101:103)")
+    assert daq.query("SYST:REL:CYCL? (@101,102,103)") == "+0,+0,+0"
+    daq.write("CONF:TEMP TC,K,(@101,102);:TRIG:COUN 3")
+    daq.query("READ?")
+    assert daq.query("SYSTem:RELay:CYCLes? (@101,102,103)") == "+3,+3,+0"
+    daq.write("*RST")
+    assert daq.query("SYST:REL:CYCL? (@101)") == "+3"  # the module's own count outlives a reset
+    assert errors(daq) == []
