@@ -54,6 +54,10 @@ class ChanCfg:
     range: float = 10.0
     rjun: str = "INT"
     delay: float = 0.0
+    auto_range: bool = True  # VOLT:RANG:AUTO (a fixed range turns it off)
+    auto_zero: bool = True  # ZERO:AUTO ON|OFF (ONCE zeroes once, then leaves it OFF)
+    auto_impedance: bool = False  # INP:IMP:AUTO (>10 GOhm on the low ranges)
+    transducer: str = "TC"  # TEMP:TRAN:TYPE TC|RTD|FRTD|THER
     lower: float = 0.0  # alarm limits and their states
     upper: float = 0.0
     lower_on: bool = False
@@ -260,9 +264,11 @@ class DAQ970A(BenchInstrument):
             value, unit = self._reading(ch)
             alarm = self._evaluate(ch, value, unit, self.bench.clock.time() + k * self.trigger_timer)
             fields = [nr3(value) + (f" {unit}" if self.fmt["UNIT"] else "")]
-            if self.fmt["TIME"]:
-                t = self.bench.t - t0 + k * self.trigger_timer if self.time_type == "REL" else self.bench.clock.time()
-                fields.append(f"{t:013.3f}")
+            if self.fmt["TIME"]:  # REL: seconds since the scan started; ABS: date and time of day
+                if self.time_type == "REL":
+                    fields.append(f"{self.bench.t - t0 + k * self.trigger_timer:013.3f}")
+                else:
+                    fields.append(date_time(self.bench.clock.time() + k * self.trigger_timer))
             if self.fmt["CHAN"]:
                 fields.append(str(ch))
             if self.fmt["ALAR"]:
@@ -297,6 +303,9 @@ class DAQ970A(BenchInstrument):
                     c.tc_type = parse_choice(args[1], TC_TYPES)
             elif args and args[0].upper() not in ("AUTO", "DEF", "DEFAULT"):
                 c.range = call.number(0, minimum=0.0, maximum=300.0)
+                c.auto_range = False
+            else:
+                c.auto_range = True
         self.scan = list(chans)
         self.fmt = dict.fromkeys(self.fmt, False)
         self.trigger_count = 1
@@ -333,6 +342,10 @@ class DAQ970A(BenchInstrument):
     @scpi("MEASure:VOLTage[:DC]?")
     def meas_volt(self, call: Call) -> str:
         return self._scan_now(self._configure(call, "VOLT"))
+
+    @scpi("MEASure:RESistance?", "MEASure:FRESistance?")
+    def meas_res(self, call: Call) -> str:
+        return self._scan_now(self._configure(call, "RES"))
 
     @scpi("MEASure:VOLTage:AC?")
     def meas_vac(self, call: Call) -> str:
@@ -403,6 +416,10 @@ class DAQ970A(BenchInstrument):
         chans = self._chans(call)
         self.monitor_channel = chans[0] if chans else None
 
+    @scpi("ROUTe:MONitor[:CHANnel]?")
+    def mon_q(self, call: Call) -> str:
+        return definite_block(format_channel_list([] if self.monitor_channel is None else [self.monitor_channel]))
+
     @scpi("ROUTe:MONitor:STATe")
     def mon_state(self, call: Call) -> None:
         self.monitor_on = call.boolean(0)
@@ -423,6 +440,10 @@ class DAQ970A(BenchInstrument):
     def chan_delay(self, call: Call) -> None:
         for ch in self._chans(call):
             self.cfg[ch].delay = call.number(0, minimum=0.0, maximum=60.0, default=0.0)
+
+    @scpi("ROUTe:CHANnel:DELay?")
+    def chan_delay_q(self, call: Call) -> str:
+        return ",".join(nr3(self.cfg[ch].delay) for ch in self._chans(call))
 
     # -- SENSe per channel ----------------------------------------------------------------
     @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:TYPE")
@@ -449,9 +470,14 @@ class DAQ970A(BenchInstrument):
 
     @scpi("[SENSe:]TEMPerature:TRANsducer:TYPE")
     def tran_type(self, call: Call) -> None:
-        parse_choice(call.arg(0), ["TCouple", "RTD", "FRTD", "THERmistor"])
+        kind = parse_choice(call.arg(0), ["TCouple", "RTD", "FRTD", "THERmistor"])
         for ch in self._chans(call):
             self.cfg[ch].func = "TEMP"
+            self.cfg[ch].transducer = kind
+
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TYPE?")
+    def tran_type_q(self, call: Call) -> str:
+        return ",".join(self.cfg[ch].transducer for ch in self._chans(call))
 
     @scpi("[SENSe:]TEMPerature:NPLCycles", "[SENSe:]VOLTage[:DC]:NPLCycles")
     def nplc(self, call: Call) -> None:
@@ -468,14 +494,40 @@ class DAQ970A(BenchInstrument):
         value = call.number(0, minimum=0.0, maximum=300.0, default=10.0)
         for ch in self._chans(call):
             self.cfg[ch].range = next(r for r in (0.1, 1.0, 10.0, 100.0, 300.0) if r >= value * 0.999)
+            self.cfg[ch].auto_range = False
 
     @scpi("[SENSe:]VOLTage[:DC]:RANGe?")
     def vrange_q(self, call: Call) -> str:
         return ",".join(nr3(self.cfg[ch].range) for ch in self._chans(call))
 
-    @scpi("[SENSe:]ZERO:AUTO", "[SENSe:]VOLTage[:DC]:ZERO:AUTO", "INPut:IMPedance:AUTO",
-          "[SENSe:]VOLTage[:DC]:RANGe:AUTO", "[SENSe:]TEMPerature:TRANsducer:TCouple:CHECk")
-    def accepted(self, call: Call) -> None:
+    @scpi("[SENSe:]ZERO:AUTO", "[SENSe:]TEMPerature:ZERO:AUTO", "[SENSe:]VOLTage[:DC]:ZERO:AUTO")
+    def zero_auto(self, call: Call) -> None:
+        word = call.arg(0).strip().upper()
+        on = False if word == "ONCE" else call.boolean(0)  # ONCE zeroes now, then leaves it off
+        for ch in self._chans(call, required=False):
+            self.cfg[ch].auto_zero = on
+
+    @scpi("[SENSe:]ZERO:AUTO?", "[SENSe:]TEMPerature:ZERO:AUTO?", "[SENSe:]VOLTage[:DC]:ZERO:AUTO?")
+    def zero_auto_q(self, call: Call) -> str:
+        return ",".join(str(int(self.cfg[ch].auto_zero)) for ch in self._chans(call))
+
+    @staticmethod
+    def _switch(call: Call) -> str:
+        """The channel setting an ``…:AUTO`` header names: input impedance or autorange."""
+        return "auto_impedance" if (call.path or call.unit.nodes)[0].name.startswith("INP") else "auto_range"
+
+    @scpi("INPut:IMPedance:AUTO", "[SENSe:]VOLTage[:DC]:RANGe:AUTO")
+    def switch(self, call: Call) -> None:
+        on = call.boolean(0)
+        for ch in self._chans(call, required=False):
+            setattr(self.cfg[ch], self._switch(call), on)
+
+    @scpi("INPut:IMPedance:AUTO?", "[SENSe:]VOLTage[:DC]:RANGe:AUTO?")
+    def switch_q(self, call: Call) -> str:
+        return ",".join(str(int(getattr(self.cfg[ch], self._switch(call)))) for ch in self._chans(call))
+
+    @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:CHECk")
+    def tc_check(self, call: Call) -> None:
         self._chans(call, required=False)
 
     @scpi("UNIT:TEMPerature")

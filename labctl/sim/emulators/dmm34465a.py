@@ -2,7 +2,8 @@
 
 Answers the connect/snapshot queries of QCoDeS' and pymeasure's drivers: per-function
 RANGe[:AUTO], RESolution, NPLC, ZERO:AUTO, APERture[:ENABled]; TRIGger/SAMPle settings;
-DISPlay; SYSTem:LFRequency?; SYST:LIC:CAT?; *OPT?.
+DISPlay; SYSTem:LFRequency?; SYST:LIC:CAT?; *OPT?. A setting's query with ``MIN|MAX|DEF``
+answers that limit, not the setting; CALCulate:AVERage keeps the statistics of the readings.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument, nr1s
+from labctl.sim.emulators.daq970a import ChanStats
 from labctl.sim.scpi import Call, ScpiError, scpi
 from labctl.sim.scpi.values import NAN, OVERLOAD, nr3, parse_choice, parse_string
 
@@ -31,7 +33,18 @@ RANGES = {
     "FRES": [100.0, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9],
 }
 UNITS = {"VOLT": "VDC", "VOLT:AC": "VAC", "CURR": "ADC", "CURR:AC": "AAC", "RES": "OHM", "FRES": "OHM"}
+#: the range of each function after *RST, and what ``RANGe DEF`` selects
+DEFAULT_RANGE = {k: r[2] if k.startswith("VOLT") else r[-3] for k, r in RANGES.items()}
 NPLCS = [0.001, 0.002, 0.006, 0.02, 0.06, 0.2, 1.0, 10.0, 100.0]
+DEFAULT_NPLC = 10.0
+#: what each setting accepts: (MIN, MAX, DEF), answered by its query with that word
+TRIG_COUNT = (1.0, 1e6, 1.0)
+TRIG_DELAY = (0.0, 3600.0, 0.0)
+TRIG_LEVEL = (-1000.0, 1000.0, 0.0)
+SAMP_COUNT = (1, 1_000_000, 1)
+PRETRIGGER = (0, 2_000_000, 0)
+SAMP_TIMER = (1e-4, 3600.0, 1.0)
+APERTURE = (2e-5, 2.0, 0.2)
 
 
 def each(suffix: str, query: bool = False) -> tuple[str, ...]:
@@ -49,7 +62,43 @@ class FuncSettings:
 
     @property
     def resolution(self) -> float:
-        return self.range * 3e-6 * (10.0 / max(self.nplc, 0.001)) ** 0.5
+        return self.resolution_at(self.nplc)
+
+    def resolution_at(self, nplc: float) -> float:
+        return self.range * 3e-6 * (10.0 / max(nplc, 0.001)) ** 0.5
+
+
+@dataclass
+class ReadingStats(ChanStats):
+    """CALCulate:AVERage: the DAQ970A's per-channel statistics (count, sum, min, max) with a
+    running variance (Welford) for the standard deviation."""
+
+    mean: float = 0.0
+    m2: float = 0.0
+
+    def add(self, value: float, at: float = 0.0) -> None:
+        super().add(value, at)
+        delta = value - self.mean
+        self.mean += delta / self.count
+        self.m2 += delta * (value - self.mean)
+
+    @property
+    def average(self) -> float:
+        return self.total / self.count if self.count else 0.0
+
+    @property
+    def sdev(self) -> float:
+        """The sample standard deviation (n - 1); 0 below two readings."""
+        return (max(self.m2, 0.0) / (self.count - 1)) ** 0.5 if self.count > 1 else 0.0
+
+
+def limit(call: Call, minimum: float, maximum: float, default: float) -> float | None:
+    """A setting's query parameter: None without one (the query answers the setting), else
+    the limit ``MIN|MAX|DEF`` names; any other word or a number is -224."""
+    if not call.has(0):
+        return None
+    word = call.choice(["MINimum", "MAXimum", "DEFault"])
+    return {"MIN": minimum, "MAX": maximum, "DEF": default}[word]
 
 
 def _func_key(call: Call) -> str:
@@ -70,6 +119,11 @@ def _pick_range(key: str, value: float) -> float:
     raise ScpiError(-222, f"range {value:g} too large")
 
 
+def _fit_range(key: str, value: float) -> float:
+    """The lowest range that holds ``value`` (the top one for an overload or open input)."""
+    return next((r for r in RANGES[key] if r >= abs(value) * 0.999), RANGES[key][-1])
+
+
 @emulator("keysight-34465a")
 class K34465A(BenchInstrument):
     vendor = "Keysight Technologies"
@@ -80,7 +134,7 @@ class K34465A(BenchInstrument):
 
     def reset(self) -> None:
         self.function = "VOLT"
-        self.settings = {k: FuncSettings(range=RANGES[k][2] if k.startswith("VOLT") else RANGES[k][-3]) for k in FUNCS}
+        self.settings = {k: FuncSettings(range=DEFAULT_RANGE[k]) for k in FUNCS}
         self.trigger_source = "IMM"
         self.trigger_count = 1.0
         self.trigger_delay = 0.0
@@ -95,6 +149,8 @@ class K34465A(BenchInstrument):
         self.display_text = ""
         self.readings: list[float] = []
         self.armed = False
+        self.stats_on = False
+        self.stats = ReadingStats()
         self.signal = str(self.options_cfg.get("signal", "VDD_CORE")).upper() if hasattr(self, "options_cfg") else "VDD_CORE"
 
     # -- what the probes see --------------------------------------------------------------
@@ -122,7 +178,11 @@ class K34465A(BenchInstrument):
         n = max(1, int(self.sample_count)) * max(1, int(min(self.trigger_count, 1e6)))
         with self.bench.lock:
             self.sync()
-            return [self._read_one(key) for _ in range(min(n, 10000))]
+            values = [self._read_one(key) for _ in range(min(n, 10000))]
+        if self.stats_on:
+            for v in values:
+                self.stats.add(v)
+        return values
 
     @staticmethod
     def _fmt(values: list[float]) -> str:
@@ -244,17 +304,29 @@ class K34465A(BenchInstrument):
     def range_set(self, call: Call) -> None:
         key = _func_key(call)
         st = self.settings[key]
-        st.range = _pick_range(key, call.number(0, minimum=0.0, maximum=RANGES[key][-1], default=RANGES[key][2]))
+        st.range = _pick_range(key, call.number(0, minimum=0.0, maximum=RANGES[key][-1], default=DEFAULT_RANGE[key]))
         st.auto = False
 
     @scpi(*each(":RANGe", True))
     def range_q(self, call: Call) -> str:
-        return nr3(self.settings[_func_key(call)].range)
+        key = _func_key(call)
+        value = limit(call, RANGES[key][0], RANGES[key][-1], DEFAULT_RANGE[key])
+        return nr3(self.settings[key].range if value is None else value)
 
     @scpi(*each(":RANGe:AUTO"))
     def auto_set(self, call: Call) -> None:
-        st = self.settings[_func_key(call)]
-        st.auto = True if call.arg(0).upper() == "ONCE" else call.boolean(0)
+        """``ON|OFF|1|0``, or ``ONCE``: the range that fits the present signal, then autorange off."""
+        key = _func_key(call)
+        st = self.settings[key]
+        if call.arg(0).upper() != "ONCE":
+            st.auto = call.boolean(0)
+            return
+        with self.bench.lock:
+            self.sync()
+            st.auto = True  # an autoranged reading does not overload
+            value = self._read_one(key)
+        st.range = _fit_range(key, value)
+        st.auto = False
 
     @scpi(*each(":RANGe:AUTO", True))
     def auto_q(self, call: Call) -> str:
@@ -266,22 +338,28 @@ class K34465A(BenchInstrument):
 
     @scpi(*each(":RESolution", True))
     def res_q(self, call: Call) -> str:
-        return nr3(self.settings[_func_key(call)].resolution)
+        """The resolution; with ``MIN|MAX|DEF`` the one at the largest|smallest|default NPLC
+        on the present range."""
+        st = self.settings[_func_key(call)]
+        nplc = limit(call, NPLCS[-1], NPLCS[0], DEFAULT_NPLC)
+        return nr3(st.resolution if nplc is None else st.resolution_at(nplc))
 
     @scpi(*each(":NPLCycles"))
     def nplc_set(self, call: Call) -> None:
-        value = call.number(0, minimum=NPLCS[0], maximum=NPLCS[-1], default=10.0)
+        value = call.number(0, minimum=NPLCS[0], maximum=NPLCS[-1], default=DEFAULT_NPLC)
         st = self.settings[_func_key(call)]
         st.nplc = min(NPLCS, key=lambda n: abs(n - value))
         st.aperture_enabled = False  # integration time in PLC again
 
     @scpi(*each(":NPLCycles", True))
     def nplc_q(self, call: Call) -> str:
-        return nr3(self.settings[_func_key(call)].nplc)
+        value = limit(call, NPLCS[0], NPLCS[-1], DEFAULT_NPLC)
+        return nr3(self.settings[_func_key(call)].nplc if value is None else value)
 
     @scpi(*each(":ZERO:AUTO"))
     def zero_set(self, call: Call) -> None:
-        self.settings[_func_key(call)].autozero = True if call.arg(0).upper() == "ONCE" else call.boolean(0)
+        """``ON|OFF|1|0``, or ``ONCE``: one zero measurement now, then autozero off."""
+        self.settings[_func_key(call)].autozero = False if call.arg(0).strip().upper() == "ONCE" else call.boolean(0)
 
     @scpi(*each(":ZERO:AUTO", True))
     def zero_q(self, call: Call) -> str:
@@ -290,12 +368,13 @@ class K34465A(BenchInstrument):
     @scpi(*each(":APERture"))
     def ap_set(self, call: Call) -> None:
         st = self.settings[_func_key(call)]
-        st.aperture = call.number(0, minimum=2e-5, maximum=2.0, default=0.2)
+        st.aperture = call.number(0, minimum=APERTURE[0], maximum=APERTURE[1], default=APERTURE[2])
         st.aperture_enabled = True
 
     @scpi(*each(":APERture", True))
     def ap_q(self, call: Call) -> str:
-        return nr3(self.settings[_func_key(call)].aperture)
+        value = limit(call, *APERTURE)
+        return nr3(self.settings[_func_key(call)].aperture if value is None else value)
 
     @scpi(*each(":APERture:ENABled"))
     def ape_set(self, call: Call) -> None:
@@ -316,22 +395,22 @@ class K34465A(BenchInstrument):
 
     @scpi("TRIGger:COUNt")
     def trig_count(self, call: Call) -> None:
-        self.trigger_count = call.number(0, minimum=1, maximum=1e6, default=1)
+        self.trigger_count = call.number(0, minimum=TRIG_COUNT[0], maximum=TRIG_COUNT[1], default=TRIG_COUNT[2])
 
     @scpi("TRIGger:COUNt?")
     def trig_count_q(self, call: Call) -> str:
-        return nr3(self.trigger_count)
+        value = limit(call, *TRIG_COUNT)
+        return nr3(self.trigger_count if value is None else value)
 
     @scpi("TRIGger:DELay")
     def trig_delay(self, call: Call) -> None:
-        self.trigger_delay = call.number(0, minimum=0.0, maximum=3600.0, default=0.0)
+        self.trigger_delay = call.number(0, minimum=TRIG_DELAY[0], maximum=TRIG_DELAY[1], default=TRIG_DELAY[2])
         self.trigger_auto_delay = False
 
     @scpi("TRIGger:DELay?")
     def trig_delay_q(self, call: Call) -> str:
-        if call.has(0):
-            return nr3(call.number(0, minimum=0.0, maximum=3600.0, default=0.0))
-        return nr3(self.trigger_delay)
+        value = limit(call, *TRIG_DELAY)
+        return nr3(self.trigger_delay if value is None else value)
 
     @scpi("TRIGger:DELay:AUTO")
     def trig_auto(self, call: Call) -> None:
@@ -343,11 +422,12 @@ class K34465A(BenchInstrument):
 
     @scpi("TRIGger:LEVel")
     def trig_level(self, call: Call) -> None:
-        self.trigger_level = call.number(0, minimum=-1000.0, maximum=1000.0, default=0.0)
+        self.trigger_level = call.number(0, minimum=TRIG_LEVEL[0], maximum=TRIG_LEVEL[1], default=TRIG_LEVEL[2])
 
     @scpi("TRIGger:LEVel?")
     def trig_level_q(self, call: Call) -> str:
-        return nr3(self.trigger_level)
+        value = limit(call, *TRIG_LEVEL)
+        return nr3(self.trigger_level if value is None else value)
 
     @scpi("TRIGger:SLOPe")
     def trig_slope(self, call: Call) -> None:
@@ -359,19 +439,21 @@ class K34465A(BenchInstrument):
 
     @scpi("SAMPle:COUNt")
     def samp_count(self, call: Call) -> None:
-        self.sample_count = int(call.number(0, minimum=1, maximum=1e6, default=1))
+        self.sample_count = int(call.number(0, minimum=SAMP_COUNT[0], maximum=SAMP_COUNT[1], default=SAMP_COUNT[2]))
 
     @scpi("SAMPle:COUNt?")
     def samp_count_q(self, call: Call) -> str:
-        return nr1s(self.sample_count)
+        value = limit(call, *SAMP_COUNT)
+        return nr1s(int(self.sample_count if value is None else value))
 
     @scpi("SAMPle:COUNt:PRETrigger")
     def pretrig(self, call: Call) -> None:
-        self.pretrigger = int(call.number(0, minimum=0, maximum=2e6, default=0))
+        self.pretrigger = int(call.number(0, minimum=PRETRIGGER[0], maximum=PRETRIGGER[1], default=PRETRIGGER[2]))
 
     @scpi("SAMPle:COUNt:PRETrigger?")
     def pretrig_q(self, call: Call) -> str:
-        return nr1s(self.pretrigger)
+        value = limit(call, *PRETRIGGER)
+        return nr1s(int(self.pretrigger if value is None else value))
 
     @scpi("SAMPle:SOURce")
     def samp_src(self, call: Call) -> None:
@@ -383,13 +465,36 @@ class K34465A(BenchInstrument):
 
     @scpi("SAMPle:TIMer")
     def samp_timer(self, call: Call) -> None:
-        self.sample_timer = call.number(0, minimum=1e-4, maximum=3600.0, default=1.0)
+        self.sample_timer = call.number(0, minimum=SAMP_TIMER[0], maximum=SAMP_TIMER[1], default=SAMP_TIMER[2])
 
     @scpi("SAMPle:TIMer?")
     def samp_timer_q(self, call: Call) -> str:
-        if call.has(0):
-            return nr3(call.number(0, minimum=1e-4, maximum=3600.0, default=1.0))
-        return nr3(self.sample_timer)
+        value = limit(call, *SAMP_TIMER)
+        return nr3(self.sample_timer if value is None else value)
+
+    # -- CALCulate:AVERage statistics -------------------------------------------------------
+    @scpi("CALCulate:AVERage[:STATe]")
+    def stat_state(self, call: Call) -> None:
+        """Statistics of every reading taken while ON (READ?, INIT, MEASure?); ON clears them."""
+        on = call.boolean(0)
+        if on:
+            self.stats = ReadingStats()
+        self.stats_on = on
+
+    @scpi("CALCulate:AVERage[:STATe]?")
+    def stat_state_q(self, call: Call) -> str:
+        return str(int(self.stats_on))
+
+    @scpi(*(f"CALCulate:AVERage:{name}?" for name in ("AVERage", "MINimum", "MAXimum", "PTPeak", "SDEViation", "COUNt")))
+    def stat_q(self, call: Call) -> str:
+        """The statistic the header's last node names (AVER, MIN, MAX, PTP, SDEV, COUN)."""
+        s = self.stats
+        return nr3({"AVE": s.average, "MIN": s.low, "MAX": s.high, "PTP": s.high - s.low,
+                    "SDE": s.sdev, "COU": s.count}[call.unit.nodes[-1].name[:3]])
+
+    @scpi("CALCulate:AVERage:CLEar")
+    def stat_clear(self, call: Call) -> None:
+        self.stats = ReadingStats()
 
     # -- system and display -------------------------------------------------------------
     @scpi("SYSTem:LFRequency?")
