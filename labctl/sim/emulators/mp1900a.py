@@ -16,7 +16,7 @@ from labctl.sim.emulators.base import BenchInstrument
 from labctl.sim.physics import constants as K
 from labctl.sim.physics.link import ber_from_q, eye_height_mv, eye_width_ui, poisson, sampled_q
 from labctl.sim.scpi import Call, ScpiError, scpi
-from labctl.sim.scpi.values import nr3, parse_choice, parse_string
+from labctl.sim.scpi.values import mnemonic_matches, nr3, parse_choice, parse_string
 
 PRBS_LENGTHS = (7, 9, 10, 11, 15, 20, 23, 31)
 
@@ -241,7 +241,7 @@ class MP1900A(BenchInstrument):
         """A result as a quoted string, ``"0"``, ``"1.2000E-09"`` (Anritsu's string response data;
         clients strip the quotes: PTCS ``AnritsuMP2100A.py`` takes ``reply[1:-1]``)."""
         item = parse_string(call.arg(0)).upper().replace(" ", "")
-        reader = RESULTS.get(item)
+        reader = result_reader(item)
         if reader is None:
             raise ScpiError(-224, f"unknown result item {item!r}")
         with self.bench.lock:
@@ -301,13 +301,21 @@ def _seconds(value: float) -> str:
     return str(math.ceil(value - 1e-9))
 
 
-# result item (long or short form) -> reply
-RESULTS: dict[str, Callable[[EdLane], str]] = {}
-for _names, _reader in (
-    (("CURRENT:EC:TOTAL", "CURR:EC:TOT"), lambda ed: str(ed.errors)),
-    (("CURRENT:CC:TOTAL", "CURR:CC:TOT"), lambda ed: str(round(ed.bits))),  # a count: no float residue
-    (("CURRENT:ER:TOTAL", "CURR:ER:TOT"), _ber),
-    (("CURRENT:AINTERVAL:PSLOSS", "CURR:AINT:PSL"), lambda ed: _seconds(ed.psloss_s)),
-    (("CURRENT:AINTERVAL:CLOSS", "CURR:AINT:CLOS"), lambda ed: _seconds(ed.closs_s)),
-):
-    RESULTS.update(dict.fromkeys(_names, _reader))
+# result item -> reply; each node of an item may be in its long or its short form
+RESULTS: dict[tuple[str, ...], Callable[[EdLane], str]] = {
+    ("CURRent", "EC", "TOTal"): lambda ed: str(ed.errors),
+    ("CURRent", "CC", "TOTal"): lambda ed: str(round(ed.bits)),  # a count: no float residue
+    ("CURRent", "ER", "TOTal"): _ber,
+    ("CURRent", "AINTerval", "PSLoss"): lambda ed: _seconds(ed.psloss_s),
+    ("CURRent", "AINTerval", "CLOSs"): lambda ed: _seconds(ed.closs_s),
+}
+
+
+def result_reader(item: str) -> Callable[[EdLane], str] | None:
+    """The reader of a result item such as ``CURRent:EC:TOTal``, ``CURR:EC:TOT`` or
+    ``CURR:EC:TOTAL`` (nodes in either form, mixed), or None."""
+    words = item.strip(":").split(":")
+    for nodes, reader in RESULTS.items():
+        if len(nodes) == len(words) and all(mnemonic_matches(w, n) for w, n in zip(words, nodes, strict=True)):
+            return reader
+    return None

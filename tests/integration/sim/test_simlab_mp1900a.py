@@ -43,3 +43,7 @@ def test_results_are_quoted_strings(mvisa, clock):
     assert replies == {"CURRent:EC:TOTal": '"0"', "CURRent:CC:TOTal": '"0"', "CURRent:ER:TOTal": '"9.9100E+37"',
                        "CURRent:AINTerval:PSLoss": '"20"', "CURRent:AINTerval:CLOSs": '"20"'}
     assert int(bert.query(':CALC:DATA:EAL? "CURR:EC:TOT"')[1:-1]) == 0  # as PTCS' MP2100A client reads it
+    # each node of an item in either form, as the instrument's other headers
+    assert bert.query(':CALC:DATA:EAL? "CURR:EC:TOTAL"') == bert.query(':CALC:DATA:EAL? "current:ec:tot"') == '"0"'
+    assert bert.query(':CALC:DATA:EAL? "CURR:AINTERVAL:PSL"') == '"20"'
+    assert errors(bert) == []
