@@ -15,6 +15,7 @@ SIGUSR1/SIGUSR2. A second signal is acknowledged but cannot skip the safe state.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -109,6 +110,22 @@ def _safe_print(text: str) -> None:
         pass
 
 
+def _terminal(fd: int) -> bool:
+    """``fd`` is a terminal, one that hung up included: ``isatty`` says no once the terminal
+    is gone (its ``tcgetattr`` fails with EIO, where a pipe or a file fails with ENOTTY)."""
+    if os.isatty(fd):
+        return True
+    try:
+        import termios
+    except ImportError:  # (not on Windows)
+        return False
+    try:
+        termios.tcgetattr(fd)
+    except termios.error as err:
+        return bool(err.args) and err.args[0] == errno.EIO
+    return True
+
+
 def detach_from_terminal() -> None:
     """After a hang-up, point stdout/stderr that were a terminal at /dev/null, so that the
     output of the rest of the run (teardown, safe state, summary) cannot fail or block on a
@@ -120,7 +137,7 @@ def detach_from_terminal() -> None:
     try:
         for fd in (1, 2):
             try:
-                if os.isatty(fd):
+                if _terminal(fd):
                     os.dup2(null, fd)
             except OSError:
                 pass
