@@ -50,6 +50,7 @@ class RunOutput:
     db: str | None
     saved: bool
     notes: list[str]
+    lost: bool = False  # some results were kept neither in the database nor in the spool
 
 
 EXIT_BY_OUTCOME = {"passed": ExitCode.PASSED, "failed": ExitCode.FAILED, "error": ExitCode.ERROR,
@@ -200,7 +201,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
     # a subscriber that promises "printed, so committed" (the JSON stream) gets a commit per step end
     per_step = any(getattr(sub, "commit_before_output", False) for sub in subscribers)
     store, recorder = open_store_locked(lock, req.db, use_store=req.use_store, per_step=per_step)
-    saved = True
+    saved, lost, problem = True, False, None
     try:
         _refuse_if_aborted(abort, "while the results store was opened")
         shown = len(notes)
@@ -242,7 +243,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
         if recorder is not None:
             with contextlib.suppress(Exception):
                 recorder.flush()
-            saved = bool(recorder.saved)
+            saved, lost, problem = bool(recorder.saved), bool(recorder.lost), recorder.problem
             with contextlib.suppress(Exception):
                 recorder.close()
         if store is not None:
@@ -250,12 +251,16 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                 store.close()
         lock.release()
     code = EXIT_BY_OUTCOME.get(result.outcome.value, ExitCode.ERROR)
-    if not saved:
+    if lost:
+        detail = (problem or "").removeprefix("results could not be saved anywhere: ") or "no detail"
+        notes.append(f"results of this run were lost: the results database failed and so did the local spool "
+                     f"({detail}); the database holds only what was written before")
+    elif not saved:
         notes.append("the results database failed during the run: results were spooled locally; "
                      "run `labctl sync` to push them")
         if code is ExitCode.PASSED:  # the recorder failed at the very end, after the verdict
             code = ExitCode.ERROR
-    return RunOutput(result, code, store.display_url if store is not None else None, saved, notes[shown:])
+    return RunOutput(result, code, store.display_url if store is not None else None, saved, notes[shown:], lost)
 
 
 def ignore_late_interrupts() -> None:

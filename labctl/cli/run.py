@@ -133,7 +133,8 @@ def _finish(out, as_json: bool, junit: str | None, db: str | None = None, report
         for note in out.notes:
             console.print(note, style="yellow", markup=False)
         if out.db:
-            console.print(f"results: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
+            kept = "results (incomplete)" if getattr(out, "lost", False) else "results"
+            console.print(f"{kept}: run [bold]{out.result.run_id}[/] in {out.db}  (labctl runs show {out.result.run_id})")
         if written:
             console.print(f"report: {written}", markup=False, soft_wrap=True)
     else:

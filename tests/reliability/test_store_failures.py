@@ -163,6 +163,8 @@ def test_spool_that_cannot_absorb_stops_the_run_with_exit_2(served_lab, tmp_path
     ended = [e for e in _events(run) if e["event"] == "RunEnded"]
     assert ended and ended[-1]["outcome"] == "error"
     assert "results cannot be recorded" in ended[-1]["message"]
+    # nothing was spooled: the closing note must not send the operator to `labctl sync` for it
+    assert "spooled locally" not in run.output and "results of this run were lost" in run.output, run.output
     assert_bench_safe(served_lab)
 
 
