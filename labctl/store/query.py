@@ -64,10 +64,13 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
 # -- runs -----------------------------------------------------------------------------------
 
 def _count_steps(outcome: str) -> Any:
+    """The run's plan steps whose verdict is ``outcome``: each step (and corner) once, by its
+    final attempt (a retry, a resumed session and a replay are not more steps); the safe
+    state is not one of them."""
     return (
         select(func.count()).select_from(T.steps)
         .where(T.steps.c.run_id == T.runs.c.id, T.steps.c.outcome == outcome,
-               T.steps.c.check_name != "safe_state")  # the plan's steps; the safe state is not one
+               T.steps.c.check_name != "safe_state", final_step_clause())
         .scalar_subquery()
     )
 
