@@ -5,7 +5,9 @@ Both are event-bus subscribers; neither calls back into the engine.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
 import time
 from typing import Any, TextIO
@@ -26,12 +28,36 @@ def make_console(**kwargs: Any) -> Any:
     """The rich console of a command's output. On a terminal: the terminal's width. Piped (a
     file, a CI log, grep, a script): nothing is wrapped — a line is as long as it is, and a
     table has its natural width, so values are never cut at 80 columns."""
-    from rich.console import Console
-
-    console = Console(highlight=False, **kwargs)
+    console_class = _console_class()
+    console = console_class(highlight=False, **kwargs)
     if console.is_terminal:
         return console
-    return Console(highlight=False, soft_wrap=True, width=PIPED_WIDTH, **kwargs)
+    return console_class(highlight=False, soft_wrap=True, width=PIPED_WIDTH, **kwargs)
+
+
+@functools.cache
+def _console_class() -> Any:
+    """rich's Console (imported when the first console is made), quiet on a broken pipe."""
+    from rich.console import Console
+
+    class QuietOnBrokenPipe(Console):
+        """A console whose reader went away (``labctl run … | head``) falls silent: rich would
+        raise ``SystemExit`` from whatever printed, in the middle of a step, and the run
+        would end as if its remaining steps did not exist. The run goes on to its end (as
+        with output to a file); its record, not its output, is what counts."""
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            try:  # later writes to the closed pipe by anything else fail quietly too
+                null = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(null, sys.stdout.fileno())
+                finally:
+                    os.close(null)
+            except (OSError, ValueError, AttributeError):
+                pass
+
+    return QuietOnBrokenPipe
 
 
 def format_value(value: Any) -> str:

@@ -151,6 +151,7 @@ class Runner:
         self.run_id = self.options.run_id or new_run_id()
         self.results: list[StepResult] = []
         self._stop_requested = False
+        self._broke_off: str | None = None  # why the steps stopped short (an exception out of them)
 
     # ------------------------------------------------------------------ events
     def _now(self) -> float:
@@ -193,7 +194,13 @@ class Runner:
                     if not refused:
                         if monitor is not None:
                             monitor.start()
-                        self._run_main()
+                        try:
+                            self._run_main()
+                        except BaseException as exc:  # teardown and safe state still run; the record says error
+                            detail = str(exc)
+                            self._broke_off = (f"the run stopped short: {type(exc).__name__}"
+                                               f"{': ' + detail if detail else ''}")
+                            raise
                 finally:
                     if monitor is not None:
                         monitor.stop()
@@ -475,6 +482,8 @@ class Runner:
             return RunOutcome.ERROR, refused or reason.message
         if refused:
             return RunOutcome.ABORTED, refused
+        if self._broke_off is not None and not self.abort.requested:  # never `passed` on the steps that ran
+            return RunOutcome.ERROR, self._broke_off
         if self.abort.requested:
             return RunOutcome.ABORTED, reason.message if reason else "aborted"
         outcomes = [r.outcome for r in self.results]
@@ -482,15 +491,18 @@ class Runner:
         if errors:
             first = errors[0]
             return RunOutcome.ERROR, f"{first.step_id}: {first.message}"
-        fails = [r for r in self.results if r.outcome is StepOutcome.FAIL]
+        fails = [r for r in self.results if r.outcome is StepOutcome.FAIL and r.check != "safe_state"]
         if fails:
             return RunOutcome.FAILED, f"{len(fails)} step(s) failed, first {fails[0].step_id}: {fails[0].message}"
         if StepOutcome.ABORTED in outcomes:
             return RunOutcome.ABORTED, "aborted"
         # the plan's steps are counted; the safe state (one hidden step per role) is reported apart
         passed = sum(1 for r in self.results if r.outcome is StepOutcome.PASS and r.check != "safe_state")
-        safe = sum(1 for r in self.results if r.check == "safe_state")
-        return RunOutcome.PASSED, f"{passed} step(s) passed" + (f"; safe state: {safe} role(s) OK" if safe else "")
+        roles = [r for r in self.results if r.check == "safe_state"]
+        ok = sum(1 for r in roles if r.outcome is StepOutcome.PASS)
+        safe = "" if not roles else (f"; safe state: {ok} role(s) OK" if ok == len(roles)
+                                     else f"; safe state: {ok} of {len(roles)} role(s) OK")
+        return RunOutcome.PASSED, f"{passed} step(s) passed{safe}"
 
 
 class _null:

@@ -197,3 +197,34 @@ def test_ctrl_c_in_the_demo_stops_the_demo_not_only_the_current_board(tmp_path):
     assert rc == 3, run.output
     assert run.output.count("the demo was aborted before this DUT") == 2, run.output
     assert "DUT SIM-GOLD-0002" not in run.output
+
+
+def test_a_reader_that_goes_away_neither_stops_the_run_nor_passes_what_never_ran(served_lab, tmp_path):
+    """``labctl run … | head -3``: the pipe closes after a few lines. The run goes on to its end
+    (its output dropped), as with output to a file, and its record holds every step. Before,
+    rich's console raised SystemExit at the next print, mid-step: the run went straight to
+    teardown and was recorded `passed` on the teardown steps alone, exit 1."""
+    db = tmp_path / "results.db"
+    proc = subprocess.Popen([sys.executable, "-m", "labctl", "run", SHORT, "--fixture", str(served_lab.fixture),
+                             "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "COLUMNS": "120"})
+    assert proc.stdout is not None
+    for _ in range(3):
+        proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away while the plan has most of its steps to run
+    rc = proc.wait(timeout=120)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    assert rc == 0, err
+    assert "Traceback" not in err
+    assert list(run_outcomes(db).values()) == ["passed"]
+    store = open_store(str(db))
+    try:
+        from labctl.store.query import run_detail
+
+        [run_id] = run_outcomes(db)
+        steps = {s["step_key"].split("#")[0]: s["outcome"] for s in run_detail(store, run_id)["steps"]}
+    finally:
+        store.close()
+    assert {k: v for k, v in steps.items() if "safe-state" not in k} == {
+        "setup/power": "PASS", "setup/load-on": "PASS", "steps/soak": "PASS", "teardown/load-off": "PASS"}
+    assert_bench_safe(served_lab)

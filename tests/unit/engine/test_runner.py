@@ -55,6 +55,10 @@ def _boom(ctx, args):
 _flaky_calls: list[int] = []
 
 
+def _exit(ctx, args):
+    raise SystemExit(1)
+
+
 def _flaky(ctx, args):
     _flaky_calls.append(1)
     if len(_flaky_calls) <= args.fail_first:
@@ -69,7 +73,7 @@ def test_checks():
 
     get_check("measure")  # load the built-in catalog first
     added = {"test.value": (ValueArgs, _value), "test.sleep": (SleepArgs, _sleep), "test.boom": (BoomArgs, _boom),
-             "test.flaky": (FlakyArgs, _flaky)}
+             "test.flaky": (FlakyArgs, _flaky), "test.exit": (BoomArgs, _exit)}
     for name, (args, func) in added.items():
         register_check(name, args=args)(func)
     yield
@@ -96,6 +100,7 @@ class FakeStation:
         self.errors: dict[str, list[InstrumentErrorEntry]] = {}
         self.session_log = None
         self.console_dead = False
+        self.console_wrong = False  # the DUT reads back another state than the safe one
 
     def role(self, name, kind=None):
         return FakeRole(self, name)
@@ -103,6 +108,7 @@ class FakeStation:
     def safe_state(self):
         self.safe_calls += 1
         dut = (SafeStateResult("dut", False, error="console did not answer") if self.console_dead
+               else SafeStateResult("dut", False, error="prbs reads running", wrong_state=True) if self.console_wrong
                else SafeStateResult("dut", True, ["prbs stop", "load idle"]))
         return {"psu": SafeStateResult("psu", True, ["OUTP 0"]), "dut": dut}
 
@@ -320,6 +326,49 @@ def test_a_failing_safe_state_makes_a_passing_run_an_error(tmp_path):
     result, _, _ = run(loaded, station)
     assert result.outcome is ev.RunOutcome.ERROR
     assert "safe-state.dut" in result.message
+    # what the run would otherwise have been: its one step passed; one of two roles was made safe
+    assert result.message.endswith("(run passed: 1 step(s) passed; safe state: 1 of 2 role(s) OK)"), result.message
+
+
+def test_a_safe_state_read_back_wrong_is_not_counted_as_a_failed_step(tmp_path):
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: ok, check: test.value, args: {value: 0.75}}
+    """)
+    station = FakeStation()
+    station.console_wrong = True
+    result, _, _ = run(loaded, station)
+    assert result.outcome is ev.RunOutcome.ERROR
+    assert result.message.startswith("BENCH MAY BE UNSAFE: safe-state.dut: NOT SAFE: prbs reads running")
+    assert result.message.endswith("(run passed: 1 step(s) passed; safe state: 1 of 2 role(s) OK)"), result.message
+
+
+def test_steps_cut_short_by_an_exception_are_an_error_never_a_pass(tmp_path):
+    """Anything escaping the steps (here SystemExit, as rich raised on a closed pipe) still
+    runs teardown and the safe state, and the run is recorded as an error, not judged by
+    the steps that happened to run."""
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: first, check: test.value, args: {value: 0.75}}
+          - {id: cut, check: test.exit}
+          - {id: never, check: test.value, args: {value: 0.75}}
+        teardown:
+          - {id: off, check: test.value, args: {value: 0.0}}
+    """)
+    events: list[ev.Event] = []
+    bus = ev.EventBus()
+    bus.subscribe(events.append)
+    station = FakeStation()
+    runner = Runner(loaded, station, FIXTURE, bus=bus, clock=ScaledClock(1000.0),
+                    options=RunOptions(handle_signals=False))
+    with pytest.raises(SystemExit):
+        runner.run()
+    [end] = [e for e in events if isinstance(e, ev.RunEnded)]
+    assert (end.outcome, end.message) == (ev.RunOutcome.ERROR, "the run stopped short: SystemExit: 1")
+    assert "teardown/off#1" in ended(events) and station.safe_calls == 1
+    assert "steps/never#1" not in ended(events)
 
 
 SAFETY_PLAN = """
