@@ -10,11 +10,13 @@ import click
 
 
 def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:
-    """``--db`` of every command: an explicit SQLite file's folder must exist (exit 4 otherwise)."""
+    """``--db`` of every command (or ``$LABCTL_DB``, which every ``--db`` reads): an explicit
+    SQLite file's folder must exist (exit 4 otherwise); the error names where the value came from."""
     if value:
         from labctl.store.location import check_db_folder
 
-        check_db_folder(value)
+        source = ctx.get_parameter_source(param.name) if ctx is not None and param is not None else None
+        check_db_folder(value, named="$LABCTL_DB" if source is click.core.ParameterSource.ENVIRONMENT else "--db")
     return value
 
 

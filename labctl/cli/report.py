@@ -20,7 +20,7 @@ from labctl.report.formats import FORMATS
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), help="the file to write")
 @click.option("--all-attempts", is_flag=True,
               help="tables and OCP: earlier attempts of retried steps too (column `final` tells them apart)")
-@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
 def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None, fmt: str, output: str,
            all_attempts: bool, db: str | None) -> None:
     """Export recorded runs: those given by id (or id prefix) and/or those matching the filters.

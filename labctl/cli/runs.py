@@ -104,7 +104,7 @@ def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
 
 
 @click.group(invoke_without_command=True)
-@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
 @run_filter_options
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="at most this many runs")
 @click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
@@ -154,7 +154,7 @@ def _db_of(ctx: click.Context, db: str | None) -> str | None:
 
 @runs.command("show")
 @click.argument("run_id")
-@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
 @click.option("--all", "show_all", is_flag=True, help="print every measurement (default: failures + first 200)")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
@@ -224,7 +224,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
 @runs.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
 @click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
 @click.pass_context
 def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str) -> None:
@@ -246,7 +246,7 @@ def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str
 
 
 @click.command()
-@click.option("--db", callback=db_option_callback, metavar="PATH|URL",
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL",
               help="push to this database (default: the database each spooled run was meant for)")
 @click.option("--spool", "spool_path", metavar="PATH", help="the spool journal (default: $LABCTL_HOME/spool.db)")
 @click.option("--all", "all_targets", is_flag=True, help="with --db: push every spooled run there, whatever its target")

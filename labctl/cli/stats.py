@@ -20,7 +20,7 @@ STYLE = {"not capable": "red", "marginal": "yellow", "capable": "green", True: "
 
 
 @click.command()
-@click.option("--db", callback=db_option_callback, metavar="PATH|URL", help=DB_HELP)
+@click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
 @run_filter_options
 @click.option("--by", type=click.Choice(["plan", "step", "dut", "station", "corner", "date"]), default="plan",
               show_default=True, help="group yield and trends by this field")

@@ -52,7 +52,7 @@ def resolve_db(url_or_path: str | os.PathLike[str] | None = None) -> str:
     )
 
 
-def check_db_folder(value: str) -> None:
+def check_db_folder(value: str, *, named: str = "--db") -> None:
     """A results file named explicitly (``--db``, ``$LABCTL_DB``) must be in a folder that exists:
     a typo must not create a tree of folders and an empty database. (Only the default location's
     folders are created.)"""
@@ -67,9 +67,9 @@ def check_db_folder(value: str) -> None:
     folder = Path(database).parent
     if not folder.is_dir():
         raise UsageError(
-            f"--db {value}: the folder {folder} does not exist",
+            f"{named} {value}: the folder {folder} does not exist",
             hint=f"create it first (mkdir -p {folder}) or give a file in an existing folder; "
-                 f"without --db results go to {default_db_path()}",
+                 f"without --db and $LABCTL_DB results go to {default_db_path()}",
         )
 
 

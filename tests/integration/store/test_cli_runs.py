@@ -142,5 +142,13 @@ def test_an_explicit_db_in_a_missing_folder_is_a_usage_error(tmp_path, labctl):
         assert res.returncode == 4, (args, res.stdout, res.stderr)
         assert f"the folder {target.parent} does not exist" in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "nonexistent").exists()
+    # $LABCTL_DB is as explicit as --db, for every command that reads the store (these created
+    # the folders and an empty database, and said "no runs recorded")
+    for args in (("runs",), ("runs", "show", "abc"), ("runs", "compare", "a", "b"), ("stats",),
+                 ("report", "--format", "csv", "-o", str(tmp_path / "r.csv")), ("sync",)):
+        res = labctl(*args, env={**env, "LABCTL_DB": str(target)})
+        assert res.returncode == 4, (args, res.stdout, res.stderr)
+        assert f"$LABCTL_DB {target}: the folder {target.parent} does not exist" in res.stderr, (args, res.stderr)
+    assert not (tmp_path / "nonexistent").exists()
     res = labctl("runs", "--db", str(tmp_path / "fresh.db"))  # an existing folder: a new database is fine
     assert res.returncode == 0 and "no runs recorded" in res.stdout, res.stderr
