@@ -62,3 +62,13 @@ def test_text_limits_are_shown_as_the_record_words_them(tmp_path):
     page = export([record(step("console", "FAIL", reply))], "html", tmp_path / "r.html").read_text()
     failures = page[page.index('id="failures"'):page.index('id="yield"')]
     assert "garbage" in failures and r"~ /serial \S+/" in failures
+
+
+def test_the_totals_count_each_steps_final_attempt_as_the_failures_do():
+    """failing_record: VDD_CORE at two corners, the second retried (0.70 V, then 0.71 V: both
+    FAIL). Two measurements stand, one PASS and one FAIL, as the failures section lists them;
+    the totals counted the retried attempt too (3 measurements, 2 FAIL)."""
+    context = html.build_context(population([failing_record()]))
+    assert context["scope"]["measurements"] == 2
+    assert context["summary"]["verdicts"] == [("PASS", 1), ("FAIL", 1)]
+    assert context["n_failures"] == 1
