@@ -83,9 +83,10 @@ def _dmm_for(ctx: Any, rail: str, rails: list[str]) -> Any:
     fixture = ctx.fixture
     if rail in fixture.channels:
         ref = fixture.channel(rail)
-        role = ctx.role(ref.role)
-        if role_kind(role) == "multimeter":
-            return role
+        # the kind is looked up on the station: asking the context would count the role as
+        # used by the step, whose error queue would then be read (a daq not even touched)
+        if role_kind(ctx.station.role(ref.role)) == "multimeter":
+            return ctx.role(ref.role)
     for name, binding in fixture.roles.items():
         signal = str(binding.options.get("signal", "")).upper()
         if signal == rail.upper():

@@ -129,3 +129,13 @@ def test_efficiency_on_an_unpowered_board_fails_clearly(bench):
     out = bench.run("power.efficiency", {"load_steps": ["1 A"], "dwell": "1 s"})
     assert out.outcome == "FAIL"
     assert "is it powered" in out.message
+
+
+def test_ripple_via_the_dmm_uses_the_dmm_alone(bench):
+    """VDD_CORE is wired to a daq channel too; finding out that the daq is no multimeter must
+    not count it as used by the step (its error queue would be read, and a daq that stopped
+    answering would make a ripple step that never touched it an ERROR)."""
+    bench.power_on()
+    out = bench.run("power.ripple", {"rails": ["VDD_CORE"], "via": "dmm"})
+    assert out.outcome == "PASS", out.message
+    assert out.ctx.roles_used == {"dmm"}
