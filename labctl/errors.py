@@ -189,6 +189,13 @@ class StoreError(LabctlError, RuntimeError):
     exit_code = ExitCode.ERROR
 
 
+class RunNotFound(StoreError):
+    """The command line names a run the store does not hold (or a prefix of several): a bad
+    invocation, exit 4, as for a missing plan file."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+
 class StoreUnreachable(StoreError, ConnectionError):
     """The results database could not be reached or opened (server down, network, rights):
     worth trying again later, unlike a schema this labctl cannot use."""

@@ -169,15 +169,16 @@ def resume(run_ids, force, db, fixture, as_json, answers, no_preflight, allow_ex
     of the rack: `labctl resume RUN1 RUN2 … --fixture RACK`, or `labctl resume --rack RUN1 --fixture
     RACK` for every interrupted run of RUN1's many-slot run (docs/slots.md)."""
     from labctl.resume import prepare_resume, resume_run
+    from labctl.store import open_store
+    from labctl.store.query import find_run
 
-    if rack:
-        from labctl.store import open_store
-
-        store = open_store(db)  # marks runs of dead processes interrupted
-        try:
+    store = open_store(db)  # marks runs of dead processes interrupted
+    try:
+        run_ids = tuple(dict.fromkeys(find_run(store, run_id) for run_id in run_ids))  # a unique prefix will do
+        if rack:
             run_ids = tuple(dict.fromkeys(r for run_id in run_ids for r in store.rack_runs(run_id)))
-        finally:
-            store.close()
+    finally:
+        store.close()
 
     if len(run_ids) > 1 or prepare_resume(run_ids[0], force=force, db=db, fixture=fixture).info.slot is not None:
         from labctl.slots.cli_run import resume_slots_cli

@@ -23,7 +23,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
 from labctl.engine.replay import REPLAY_MESSAGE
-from labctl.errors import StoreError, UsageError
+from labctl.errors import RunNotFound, UsageError
 from labctl.store import schema as T
 from labctl.store.store import Store, split_step_key
 from labctl.units import is_offset_unit
@@ -148,8 +148,8 @@ def find_run(store: Store, run_id: str) -> str:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise StoreError(f"no run {run_id!r} in {store.display_url}", hint="`labctl runs` lists the recorded runs")
-    raise StoreError(f"run id prefix {run_id!r} is ambiguous ({', '.join(found)}, …)", hint="give more of the id")
+        raise RunNotFound(f"no run {run_id!r} in {store.display_url}", hint="`labctl runs` lists the recorded runs")
+    raise RunNotFound(f"run id prefix {run_id!r} is ambiguous ({', '.join(found)}, …)", hint="give more of the id")
 
 
 # -- steps and measurements -------------------------------------------------------------------

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from labctl.errors import StoreError, StoreUnreachable
+from labctl.errors import RunNotFound, StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
@@ -281,7 +281,7 @@ class Store:
         with self.read_engine.connect() as conn:
             me = conn.execute(owner.where(runs.c.id == run_id)).first()
             if me is None:
-                raise StoreError(f"no run {run_id!r} in {self.display_url}",
+                raise RunNotFound(f"no run {run_id!r} in {self.display_url}",
                                  hint="labctl runs lists the runs of this database")
             if me.slot is None:
                 return [run_id]
@@ -307,7 +307,7 @@ class Store:
         with self.read_engine.connect() as conn:
             run = conn.execute(select(runs).where(runs.c.id == run_id)).first()
             if run is None:
-                raise StoreError(f"no run {run_id!r} in {self.display_url}",
+                raise RunNotFound(f"no run {run_id!r} in {self.display_url}",
                                  hint="`labctl runs` lists the recorded runs")
             rows = conn.execute(
                 select(steps.c.step_key, steps.c.step_id, steps.c.step_group,

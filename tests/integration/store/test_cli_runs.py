@@ -89,12 +89,18 @@ def test_runs_compare_shows_deltas_changed_verdicts_first(populated, labctl):
 
 
 def test_bad_input_gets_one_line_and_an_exit_code(populated, labctl):
-    res = labctl("runs", "show", "no-such-run", "--db", populated)
-    assert res.returncode == 2 and "no run 'no-such-run'" in res.stderr and "Traceback" not in res.stderr
+    # an unknown run id is a bad invocation (exit 4), for every command that takes one
+    for args in (("runs", "show", "no-such-run"), ("runs", "compare", "no-such-run", "run-new"),
+                 ("resume", "no-such-run"), ("rerun", "no-such-run")):
+        res = labctl(*args, "--db", populated)
+        assert res.returncode == 4 and "no run 'no-such-run'" in res.stderr and "Traceback" not in res.stderr, args
+    # resume takes a unique prefix of the id, as runs show, report and rerun do
+    res = labctl("resume", "run-ne", "--db", populated)
+    assert res.returncode == 4 and "cannot resume run run-new: run run-new already passed" in res.stderr, res.stderr
     res = labctl("runs", "--db", populated, "--since", "last tuesday")
     assert res.returncode == 4 and "cannot read --since" in res.stderr and "Traceback" not in res.stderr
     res = labctl("runs", "compare", "run-", "run-new", "--db", populated)
-    assert res.returncode == 2 and "ambiguous" in res.stderr
+    assert res.returncode == 4 and "ambiguous" in res.stderr
 
 
 def test_an_unreachable_database_is_one_clear_error(labctl):
@@ -107,7 +113,7 @@ def test_an_unreachable_database_is_one_clear_error(labctl):
 def test_a_run_id_prefix_is_taken_literally_not_as_a_like_pattern(populated, labctl):
     for prefix in ("%", "run-%", "run_new", "_"):
         res = labctl("runs", "show", prefix, "--db", populated)
-        assert res.returncode == 2 and f"no run {prefix!r}" in res.stderr, (prefix, res.stderr)
+        assert res.returncode == 4 and f"no run {prefix!r}" in res.stderr, (prefix, res.stderr)
     assert ids(labctl("runs", "--db", populated, "--format", "json", "--dut", "DUT_*")) == []
     assert ids(labctl("runs", "--db", populated, "--format", "json", "--dut", "DUT-*")) == [
         "run-new", "run-bad", "run-old"]
