@@ -32,6 +32,25 @@ class Resumable:
     notes: list[str] = field(default_factory=list)
 
 
+def unsynced_records(run_id: str) -> tuple[str, int] | None:
+    """(spool journal, records) of ``run_id`` still waiting in this machine's spool (for any
+    database), or None: a run whose results went there is not over in the database's eyes
+    (it reads ``interrupted``), and resuming it before ``labctl sync`` would record a second
+    session over an end the spool holds."""
+    from labctl.store.location import default_spool_path
+    from labctl.store.spool import Spool
+
+    path = default_spool_path()
+    if not path.is_file():
+        return None
+    spool = Spool(path)
+    try:
+        n = sum(count for _target, rid, count in spool.pending() if rid == run_id)
+    finally:
+        spool.close()
+    return (str(path), n) if n else None
+
+
 def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
                    fixture: str | None = None) -> Resumable:
     """Check that the run can continue on this fixture with its plan; what it resumes from."""
@@ -41,8 +60,16 @@ def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
     store = open_store(db)  # marks runs of dead processes interrupted
     try:
         info = store.resume_info(run_id)
+        target = store.display_url
     finally:
         store.close()
+    waiting = unsynced_records(run_id)
+    if waiting:
+        path, n = waiting
+        raise UsageError(f"cannot resume run {run_id}: {n} of its records wait in the local spool {path} "
+                         "(the database failed during the run): it may have ended meanwhile",
+                         hint=f"push them first with `labctl sync --db {target} --all`, then see how it ended: "
+                              f"labctl runs show {run_id}")
     if not info.resumable:
         raise UsageError(f"cannot resume run {run_id}: {info.reason}")
     if info.outcome not in ("interrupted", "aborted"):

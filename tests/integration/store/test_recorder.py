@@ -349,3 +349,30 @@ def test_group_commit_stores_whole_steps_within_the_window_and_everything_at_the
     with store.read_engine.connect() as conn:
         assert conn.execute(select(runs.c.outcome).where(runs.c.id == "group-1")).scalar() == "passed"
     rec.close()
+
+
+def test_a_run_whose_end_waits_in_the_spool_is_not_resumed_before_sync(tmp_path, labctl):
+    """The database failed during the run and its end went to the local spool: the database
+    reads the run `interrupted` (its owner is gone), but resuming it then would add a second
+    session over an end the spool holds. Resume says so and points at `labctl sync`."""
+    import os
+
+    from labctl.store.location import resolve_db
+    from labctl.store.sink import Batch
+    from labctl.store.spool import Spool
+
+    db, home = tmp_path / "r.db", tmp_path / "home"
+    with open_store(str(db)) as store:
+        rec = Recorder(store)
+        Script(rec, "spooled-1").start()
+        rec.close()
+        with store.engine.begin() as conn:
+            conn.execute(update(runs).where(runs.c.id == "spooled-1").values(pid=dead_pid()))
+    spool = Spool(home / "spool.db")
+    spool.append(resolve_db(str(db)), Batch("spooled-1", 0, [(9, ev.RunEnded(
+        run_id="spooled-1", time=time.time(), outcome=ev.RunOutcome.PASSED))]))
+    spool.close()
+    res = labctl("resume", "spooled", "--db", str(db), env={**os.environ, "LABCTL_HOME": str(home)})
+    assert res.returncode == 4, res.stderr
+    assert "cannot resume run spooled-1: 1 of its records wait in the local spool" in res.stderr, res.stderr
+    assert "labctl sync" in res.stderr
