@@ -202,19 +202,25 @@ class Store:
 
     def _mark_one(self, r: Any, why: str) -> bool:
         with self.engine.begin() as conn:
+            # the end time: the last sign of life, the heartbeat or a step's start or end
+            # recorded after it (a step committed between two heartbeats ended later)
+            last_step = conn.execute(
+                select(func.max(func.coalesce(steps.c.ended_at, steps.c.started_at)))
+                .where(steps.c.run_id == r.id)).scalar()
+            ended = max(r.heartbeat_at, last_step) if last_step is not None else r.heartbeat_at
             res = conn.execute(
                 update(runs)
                 .where(runs.c.id == r.id, runs.c.outcome == "running", runs.c.pid == r.pid,
                        runs.c.host == r.host, runs.c.heartbeat_at == r.heartbeat_at)
-                .values(outcome="interrupted", ended_at=r.heartbeat_at,
-                        message=f"interrupted: {why}; last heartbeat kept as end time")
+                .values(outcome="interrupted", ended_at=ended,
+                        message=f"interrupted: {why}; its last heartbeat or step kept as end time")
             )
             if res.rowcount != 1:
                 return False  # it heartbeated or ended meanwhile
             conn.execute(
                 update(run_sessions)
                 .where(run_sessions.c.run_id == r.id, run_sessions.c.outcome.is_(None))
-                .values(outcome="interrupted", ended_at=r.heartbeat_at)
+                .values(outcome="interrupted", ended_at=ended)
             )
             conn.execute(
                 update(steps)

@@ -376,3 +376,22 @@ def test_a_run_whose_end_waits_in_the_spool_is_not_resumed_before_sync(tmp_path,
     assert res.returncode == 4, res.stderr
     assert "cannot resume run spooled-1: 1 of its records wait in the local spool" in res.stderr, res.stderr
     assert "labctl sync" in res.stderr
+
+
+def test_an_interrupted_run_ends_no_earlier_than_its_last_recorded_step(store, db_url):
+    """The owner died between heartbeats, after a step was committed: the run's end is that
+    step's end, not the older heartbeat (a run that "ended" before its own steps did)."""
+    rec = Recorder(store)
+    s = Script(rec, "late-step")
+    s.start()
+    s.step("a", {"v": 0.75})
+    s.tick(30.0)  # 30 s after the last heartbeat
+    s.step("b", {"v": 0.76})
+    step_end = s.t
+    rec.close()
+    with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == "late-step").values(pid=dead_pid()))
+    with open_store(db_url) as again:
+        [row] = [r for r in query.list_runs(again) if r["id"] == "late-step"]
+    assert row["outcome"] == "interrupted"
+    assert row["ended_at"] == pytest.approx(step_end, abs=1e-3)
