@@ -310,15 +310,19 @@ class Runner:
             self.results.append(StepResult("teardown/safe-state", "safe-state", "teardown", "safe_state",
                                            StepOutcome.ERROR, f"safe state could not run: {exc}"))
             return results
+        # every role is made safe at once (a thread each), taking res.seconds: its step starts
+        # when they all started and lasts that long (the record's times, not a zero duration)
+        began = self._now() - max((getattr(res, "seconds", 0.0) or 0.0 for res in results.values()), default=0.0)
         for role, res in results.items():
             key = f"teardown/safe-state.{role}"
             attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
-            self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key,
+            took = getattr(res, "seconds", 0.0) or 0.0
+            self.bus.publish(StepStarted(run_id=self.run_id, time=began, step_key=attempt_key,
                                          step_id=f"safe-state.{role}", group="teardown", check="safe_state"))
             label, message = res.verdict()
             outcome = StepOutcome(label)
-            self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
-                                       outcome=outcome, message=message))
+            self.bus.publish(StepEnded(run_id=self.run_id, time=began + took, step_key=attempt_key,
+                                       outcome=outcome, message=message, duration=took))
             self.results.append(StepResult(key, f"safe-state.{role}", "teardown", "safe_state", outcome, message))
         return results
 

@@ -535,3 +535,26 @@ def test_a_bad_resume_value_is_reported_at_its_position(tmp_path):
         load_plan(bad)
     (err,) = e.value.errors
     assert f"{bad}:3:" in err.format() and "resume: expected 'replay' or 'skip', got 'sometimes'" in err.format()
+
+
+def test_safe_state_steps_carry_the_time_each_role_took(tmp_path):
+    """Every role is made safe at once; its step starts when they started and lasts what that
+    role took (they were recorded at one instant with a zero duration)."""
+    loaded = plan(tmp_path, """
+        name: t
+        steps:
+          - {id: ok, check: test.value, args: {value: 0.75}}
+    """)
+
+    class SlowPsu(FakeStation):
+        def safe_state(self):
+            out = super().safe_state()
+            out["psu"].seconds, out["dut"].seconds = 1.5, 0.25
+            return out
+
+    _, events, _ = run(loaded, SlowPsu())
+    started = {e.step_key: e.time for e in events if isinstance(e, ev.StepStarted)}
+    ends = ended(events)
+    psu, dut = "teardown/safe-state.psu#1", "teardown/safe-state.dut#1"
+    assert ends[psu].duration == 1.5 and ends[dut].duration == 0.25
+    assert ends[psu].time - started[psu] == pytest.approx(1.5) and started[psu] == started[dut]
