@@ -28,7 +28,8 @@ def _open(db: str | None):
 
 
 def _when(t: float | None) -> str:
-    return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S") if t is not None else "-"
+    """Local time with its zone (``2026-12-02 15:23:09 JST``): the zone says how to read it."""
+    return datetime.fromtimestamp(t).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z") if t is not None else "-"
 
 
 def _iso(t: float | None) -> str | None:

@@ -226,7 +226,7 @@ class Runner:
         if watchdog.results is None:
             return
         done = "; ".join(f"{role} {' '.join(r.verdict())}" for role, r in watchdog.results.items())
-        stamp = time.strftime("%H:%M:%S", time.localtime(watchdog.fired_at or time.time()))
+        stamp = time.strftime("%H:%M:%S %Z", time.localtime(watchdog.fired_at or time.time()))
         self._log(f"safe-state watchdog drove the safe state at {stamp} because {watchdog.why}: "
                   f"{done or 'nothing done'}", "warning")
 

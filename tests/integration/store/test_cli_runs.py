@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import time
 
 import pytest
@@ -158,3 +159,13 @@ def test_an_explicit_db_in_a_missing_folder_is_a_usage_error(tmp_path, labctl):
     assert not (tmp_path / "nonexistent").exists()
     res = labctl("runs", "--db", str(tmp_path / "fresh.db"))  # an existing folder: a new database is fine
     assert res.returncode == 0 and "no runs recorded" in res.stdout, res.stderr
+
+
+def test_the_times_shown_say_their_zone(populated, labctl):
+    """Local times, printed with the zone they are in (an operator in Tokyo reading a run
+    recorded by a rig elsewhere, or a log pasted into a ticket)."""
+    env = {**os.environ, "TZ": "Asia/Tokyo"}
+    listed = labctl("runs", "--db", populated, env=env).stdout
+    assert " JST" in listed, listed
+    shown = labctl("runs", "show", "run-new", "--db", populated, env=env).stdout
+    assert re.search(r"\d\d:\d\d:\d\d JST → ", shown), shown
