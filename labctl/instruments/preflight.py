@@ -140,9 +140,13 @@ def _check_calibration(row: PreflightRow, asset: Any, today: dt.date, days: int,
 
 
 def _short(err: InstrumentError) -> str:
+    """The error without its instrument (the line names the role), with the command it
+    answered, or where it was looked for when it could not even be reached."""
     text = err.message.split(" (instrument ")[0]
     if err.command:
         text += f" (command {err.command!r})"
+    elif err.resource:
+        text += f" (at {err.resource})"
     return text
 
 

@@ -30,11 +30,13 @@ def test_instrument_not_running(sim_fixture, lab):
     from labctl.sim.testing import free_ports
 
     fixture = copy(sim_fixture)
-    fixture.roles["dmm"].resource = f"TCPIP0::127.0.0.1::{free_ports(1)[0]}::SOCKET"
+    dead = f"TCPIP0::127.0.0.1::{free_ports(1)[0]}::SOCKET"
+    fixture.roles["dmm"].resource = dead
     fixture.roles["chamber"].resource = "/nonexistent/labctl/chamber"
     report = preflight(fixture)
     assert not report.ok
     assert "nothing listens at this address" in report.row("dmm").detail
+    assert f"(at {dead})" in report.row("dmm").detail  # the line says where it looked
     assert "no such serial device" in report.row("chamber").detail
     assert report.row("psu").status == "ok", "the others are still checked"
 
