@@ -33,8 +33,9 @@ def _suites(rec: RunRecord) -> list[tuple[str, list[Step]]]:
     for s in rec.steps:
         if s.final and (not s.is_safe_state or s.outcome != "PASS"):
             groups.setdefault(s.corner_index, []).append(s)
-    return [(format_pairs(steps[0].corner), steps) for _, steps in
-            sorted(groups.items(), key=lambda kv: -1 if kv[0] is None else kv[0])]
+    suites = [(format_pairs(steps[0].corner), steps) for _, steps in
+              sorted(groups.items(), key=lambda kv: -1 if kv[0] is None else kv[0])]
+    return suites or [("", [])]  # a run without a step still has its suite: its id, DUT, station, outcome
 
 
 def _case(suite: ET.Element, rec: RunRecord, s: Step) -> None:
@@ -71,7 +72,7 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
             for k, v in counts.items():
                 totals[k] += v
             suite = ET.SubElement(root, "testsuite", name=f"{name} [{corner}]" if corner else name,
-                                  timestamp=(iso_utc(steps[0].started_at) or "")[:19],
+                                  timestamp=(iso_utc(steps[0].started_at if steps else rec.started_at) or "")[:19],
                                   time=f"{sum(s.duration or 0.0 for s in steps):.3f}",
                                   hostname=rec.host, **{k: str(v) for k, v in counts.items()})
             props = ET.SubElement(suite, "properties")

@@ -33,3 +33,16 @@ def test_a_suite_per_corner_and_the_failure_names_value_limits_and_attempt(tmp_p
     assert "attempt 2" in failure.text
     props = {p.name: p.value for p in suites[1].properties()}
     assert props["dut"] == "DUT-7" and props["corner"] == "vin=5 V" and props["plan_hash"] == "ab" * 32
+
+
+def test_a_run_without_steps_still_has_its_suite_and_properties(tmp_path):
+    """A plan with no steps (or a run stopped before its first): its suite says which run,
+    DUT and station, with no test case (the file held an empty <testsuites/>)."""
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml([record(outcome="passed")]), encoding="utf-8")
+    xml = JUnitXml.fromfile(str(path))
+    [suite] = list(xml)
+    props = {p.name: p.value for p in suite.properties()}
+    assert (props["run_id"], props["dut"], props["station"], props["run_outcome"]) == (
+        "run-1", "DUT-7", "bench-3", "passed")
+    assert suite.tests == 0 and list(suite) == []
