@@ -1,0 +1,28 @@
+"""The detailed benchmarks in bench/ run (tiny sizes, one round) and print their figures, so
+that none rots. No timing is asserted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(script: str, *args: str) -> str:
+    res = subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return res.stdout
+
+
+def test_compare_trees_prints_each_checkouts_slope_beside_the_raw_loop():
+    out = _run("compare_trees.py", f"one={ROOT}", f"two={ROOT}", "--rounds", "1", "--steps", "10,30")
+    assert "raw pyvisa loop:" in out
+    assert "  one " in out and "  two " in out and "× raw" in out, out
+
+
+def test_step_breakdown_prints_the_parts_of_a_step():
+    out = _run("step_breakdown.py", "--steps", "10,30", "--rounds", "1")
+    assert "results store" in out and "raw pyvisa loop" in out, out
