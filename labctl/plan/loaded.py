@@ -97,6 +97,9 @@ class LoadedPlan:
     index_map: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
     #: non-fatal findings, already located ("file:line:col: text")
     warnings: list[str] = field(default_factory=list)
+    #: parameters computed from others, inputs first: ``(name, template)`` (see :meth:`env`)
+    derived: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    _corner_env: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     _paths: dict[int, tuple[str, int]] = field(default_factory=dict, repr=False)
     #: resolved args and limits per (step, corner): the loader's checks, the station checks and
     #: the runner each ask for them; they depend only on parameters and the corner
@@ -130,9 +133,26 @@ class LoadedPlan:
 
     # -- environment ------------------------------------------------------------------------
     def env(self, corner: Corner | None) -> dict[str, Any]:
+        """The names a step's ``${…}`` sees: the parameters, and at a corner its axis values.
+        An axis that overrides a parameter overrides what is computed from it too
+        (``vlow: ${vin * 0.9}`` at the corner ``vin: 6 V`` is 5.4 V)."""
         env = dict(self.parameters)
-        if corner is not None:
-            env.update(corner.values)
+        if corner is None:
+            return env
+        env.update(corner.values)
+        if not self.derived or not any(k in self.parameters for k in corner.values):
+            return env
+        known = self._corner_env.get(corner.index)
+        if known is not None:
+            return dict(known)
+        for name, template in self.derived:
+            if name in corner.values:
+                continue  # the axis itself names it
+            try:
+                env[name] = template.render(env)
+            except ExpressionError as err:
+                raise self._expr_error(err, ("parameters", name), env) from None
+        self._corner_env[corner.index] = dict(env)
         return env
 
     def _env_for(self, step: Step, corner: Corner | None) -> dict[str, Any]:

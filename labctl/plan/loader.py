@@ -154,7 +154,8 @@ def check_plan_data(
             plan.requires.append(role)
             requires_pos.add(role, at)
     loaded = LoadedPlan(plan, display, smap, params, corners, sha.hexdigest(),
-                        [str(f) for f in inc.files if f.is_file()], requires_pos, index_map=index)
+                        [str(f) for f in inc.files if f.is_file()], requires_pos, index_map=index,
+                        derived=ctx.derived)
     ctx.check_steps(loaded)
     ctx.check_safety(loaded)
     if fixture is not None:
@@ -183,6 +184,9 @@ class _Context(StationChecks):
         self.smap = smap
         self.errors = errors
         self.broken: set[tuple[Any, ...]] = set()
+        #: parameters computed from others (``vlow: ${vin * 0.9}``), inputs first: a corner
+        #: that overrides an input computes them again (LoadedPlan.env)
+        self.derived: list[tuple[str, Template]] = []
 
     def pos(self, path: tuple[Any, ...], key: bool = False) -> Pos | None:
         p, _ = self.smap.nearest(path, key=key)
@@ -406,6 +410,7 @@ class _Context(StationChecks):
                 resolve(n)
         finally:
             del resolve  # it refers to itself: a cycle holding this context (and its source map)
+        self.derived = [(n, values[n]) for n in done if isinstance(values[n], Template) and done[n] is not None]
         return done
 
     # -- corners ----------------------------------------------------------------------------

@@ -402,3 +402,25 @@ def test_a_valid_plan_leaves_no_garbage_cycles(plan_path):
     out = subprocess.run([sys.executable, "-c", _NO_CYCLES, str(plan_path)], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == "0", out.stdout + out.stderr
+
+
+def test_a_parameter_computed_from_an_axis_follows_the_axis_at_each_corner(tmp_path):
+    """``vlow: ${vin * 0.9}`` with ``vin`` also a corner axis: at ``vin: 6 V`` a step set to
+    ``${vlow}`` gets 5.4 V and its limit is around 5.4 V (it got the default's 4.5 V at every
+    corner, silently)."""
+    plan = write(tmp_path, "p.yaml", textwrap.dedent("""\
+        name: p
+        parameters: {vin: 5 V, vlow: "${vin * 0.9}", vtop: "${vlow + 0.1 V}"}
+        corners: {vin: [4 V, 6 V]}
+        steps:
+          - {id: d, check: power.on, args: {voltage: "${vtop}", current_limit: 5 A},
+             limits: {input_voltage: {nominal: "${vlow}", tol: 1 %}}}
+        """))
+    loaded = load_plan(plan)
+    seen = {}
+    for ps in loaded.expand():
+        args = loaded.resolve_args(ps.step, ps.corner)
+        limit = loaded.resolve_limits(ps.step, ps.corner, args)["input_voltage"]
+        seen[ps.corner.values["vin"].magnitude] = (round(args.voltage.magnitude, 6), round(limit.nominal, 6))
+    assert seen == {4.0: (3.7, 3.6), 6.0: (5.5, 5.4)}
+    assert loaded.parameters["vlow"] == Quantity(4.5, "V")  # the plan's own value is the default's
