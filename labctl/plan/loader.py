@@ -322,6 +322,9 @@ class _Context(StationChecks):
             else:
                 new = parsed
             old = values.get(name)
+            if isinstance(new, int | float) and not isinstance(new, bool) and isinstance(old, Quantity) \
+                    and old.unit and old.dimension == "ratio":
+                new = Quantity(float(new), "")  # a bare number is a plain ratio (0.1 = 10 %), as in a plan
             if isinstance(old, Quantity) and old.unit and not (isinstance(new, Quantity) and new.compatible(old.dimension)):
                 shown = new if isinstance(new, Quantity) else repr(new)
                 self.errors.append(UsageError(

@@ -424,3 +424,21 @@ def test_a_parameter_computed_from_an_axis_follows_the_axis_at_each_corner(tmp_p
         seen[ps.corner.values["vin"].magnitude] = (round(args.voltage.magnitude, 6), round(limit.nominal, 6))
     assert seen == {4.0: (3.7, 3.6), 6.0: (5.5, 5.4)}
     assert loaded.parameters["vlow"] == Quantity(4.5, "V")  # the plan's own value is the default's
+
+
+def test_a_bare_number_overrides_a_ratio_parameter_as_a_plain_ratio(tmp_path):
+    """docs/plans.md: a bare number is a plain ratio; ``--set vin_margin=0.1`` for a parameter
+    written ``5 %`` is 10 % (it was refused: "0.1 does not fit vin_margin")."""
+    plan = write(tmp_path, "p.yaml", textwrap.dedent("""\
+        name: p
+        parameters: {vin: 5 V, vin_margin: 5 %}
+        steps:
+          - {id: d, check: power.on, args: {voltage: "${vin * (1 + vin_margin)}", current_limit: 5 A}}
+        """))
+    for text in ("0.1", "10 %"):
+        loaded = load_plan(plan, {"vin_margin": text})
+        [ps] = list(loaded.expand())
+        assert loaded.resolve_args(ps.step, ps.corner).voltage.magnitude == pytest.approx(5.5), text
+    with pytest.raises(ValidationErrors) as err:
+        load_plan(plan, {"vin_margin": "1 V"})
+    assert "1 V does not fit vin_margin" in str(err.value.errors[0])
