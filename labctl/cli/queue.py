@@ -102,9 +102,9 @@ def list_(db, states, station, limit, fmt) -> None:
         return
     body = [(r.id, _styled(r.state), r.priority, r.plan_name, r.dut_serial or "-",
              r.station or f"class {r.station_class}", r.claimed_by or "-", r.run_id or "-",
-             _when(r.submitted_at), r.message[:60] or "") for r in rows]
-    _console().print(_table(None, ["job", "state", "prio", "plan", "dut", "target", "station", "run", "submitted", "message"],
-                            body))
+             "-" if r.exit_code is None else r.exit_code, _when(r.submitted_at), r.message[:60] or "") for r in rows]
+    _console().print(_table(None, ["job", "state", "prio", "plan", "dut", "target", "station", "run", "exit",
+                                   "submitted", "message"], body))
 
 
 @queue.command()

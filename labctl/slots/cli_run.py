@@ -17,7 +17,7 @@ def run_slots_cli(req: RunRequest, slots: str, duts: str | None, lease_timeout: 
                   junit: str | None, *, verbose: bool = False, bench_log: str | None = None) -> None:
     out = run_with_output(req, slots, duts, lease_timeout, as_json, verbose=verbose, bench_log=bench_log)
     if junit:
-        write_junits(out, junit)
+        write_junits(out, junit, req.db)
     finish(out, as_json)
 
 
@@ -65,14 +65,25 @@ def resume_slots_cli(run_ids: list[str], *, force: bool, db: str | None, fixture
     finish(out, as_json)
 
 
-def write_junits(out: SlotsOutput, junit: str) -> None:
-    """One JUnit file per slot: report.xml -> report-slot1.xml …"""
-    from labctl.report.junit import write_junit
+def write_junits(out: SlotsOutput, junit: str, db: str | None = None) -> None:
+    """One JUnit file per slot (report.xml -> report-slot1.xml …), each made from its run's
+    record in the store, as `labctl run --junit` makes its one. A file that cannot be made is a
+    note (with the `labctl report` command that makes it later), never the end of the command:
+    the table, the results line and the exit code still follow."""
+    from labctl.report.formats import export
+    from labctl.report.record import load_records
 
     path = Path(junit)
     for s in out.slots:
-        if s.result is not None:
-            write_junit(s.result, str(path.with_name(f"{path.stem}-slot{s.slot}{path.suffix}")))
+        if s.result is None:
+            continue
+        target = path.with_name(f"{path.stem}-slot{s.slot}{path.suffix}")
+        run_id = s.result.run_id
+        try:
+            export(load_records(db, [run_id]), "junit", target)
+        except Exception as err:  # noqa: BLE001 - the slots' verdicts stand; the file can be made later
+            out.notes.append(f"JUnit XML of slot {s.slot} not written: {getattr(err, 'message', None) or err}; "
+                             f"run `labctl report {run_id} --format junit -o {target}` later")
 
 
 def finish(out: SlotsOutput, as_json: bool) -> None:

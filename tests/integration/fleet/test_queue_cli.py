@@ -5,6 +5,7 @@ registry's view, and a database password that never shows anywhere."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 
@@ -84,6 +85,12 @@ def test_submit_checks_the_plan_against_the_station_and_agents_take_priority_the
     assert SHORT.read_text() in shown  # the plan as it was submitted
     csv_out = run_labctl("queue", "list", "--db", lab_db, "--format", "csv").stdout.splitlines()
     assert csv_out[0].startswith("job,state,priority,plan") and len(csv_out) == 1 + 6
+    # the table shows each job's exit code too (docs/lab.md), "-" for one that has none yet
+    table = run_labctl("queue", "list", "--db", lab_db, env={**os.environ, "COLUMNS": "250"}).stdout
+    header = next(line for line in table.splitlines() if "state" in line and "submitted" in line)
+    assert "exit" in header, table
+    passed_row = next(line for line in table.splitlines() if f" {ran[0].id} " in f" {line} ")
+    assert " 0 " in passed_row, table
 
 
 @pytest.mark.postgres

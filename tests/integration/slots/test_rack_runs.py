@@ -144,3 +144,22 @@ def test_eight_slots_into_postgresql(tmp_path):
     assert [s.outcome for s in out.slots] == ["passed"] * 8
     counts = {slot: len(df) for slot, df in runs.items()}
     assert len(set(counts.values())) == 1 and counts["1"] >= 6, counts
+
+
+def test_junit_of_a_rack_run_is_a_file_per_slot_and_the_table_still_prints(labctl, tmp_path):
+    """docs/slots.md: `--junit R.xml` writes one file per slot (R-slot1.xml …). It crashed with
+    a TypeError after every slot had run: no file, no table, exit 1 whatever the slots did."""
+    from junitparser import JUnitXml
+
+    fx = rack(tmp_path, time_scale=120)
+    out = tmp_path / "out" / "R.xml"
+    out.parent.mkdir()
+    res = labctl("run", str(DATA / "rails.yaml"), "--fixture", str(fx), "--slots", "1,2", "--db",
+                 str(tmp_path / "r.db"), "--junit", str(out), timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr and "results: 2 run(s)" in res.stdout
+    for slot in ("1", "2"):
+        xml = JUnitXml.fromfile(str(out.with_name(f"R-slot{slot}.xml")))
+        [suite] = list(xml)
+        props = {p.name: p.value for p in suite.properties()}
+        assert props["run_outcome"] == "passed" and suite.tests > 0, slot
