@@ -62,6 +62,8 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
             kind_errors = _check_one(path, sets, fixture, show)
         except LabctlError as err:
             kind_errors = [err]
+        except BrokenPipeError:
+            raise  # the reader went away (`labctl validate … --show | head`): no bug, nothing to say
         except Exception as err:  # a bug in labctl: one line, never a traceback
             kind_errors = [LabctlError(
                 f"internal error while checking {path}: {type(err).__name__}: {err}",

@@ -225,6 +225,13 @@ class Step(_Strict):
         "what the check declares (power-up, set, link training, soak, workload: replay)",
     )
 
+    @field_validator("when", mode="before")
+    @classmethod
+    def _when(cls, v: Any) -> Any:
+        """``when: true`` / ``when: false``: YAML reads them as booleans; they are the
+        expression language's ``true`` and ``false``."""
+        return ("true" if v else "false") if isinstance(v, bool) else v
+
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:

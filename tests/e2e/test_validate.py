@@ -206,3 +206,22 @@ def test_plans_of_ten_thousand_steps_load_with_the_default_limits(labctl, tmp_pa
         in res.stdout
     assert f"ok  {sweep}: sweep v1: 102 steps (1 setup, 100 steps, 1 teardown), 100 corners, 10002 expanded" \
         in res.stdout
+
+
+def test_a_reader_that_goes_away_is_not_reported_as_a_bug(tmp_path):
+    """`labctl validate plan.yaml --show | head -2`: the pipe closes early; that is the
+    reader's choice, not "internal error … this is a bug in labctl"."""
+    import subprocess
+    import sys
+
+    plan = tmp_path / "big.yaml"
+    plan.write_text("name: big\nsteps:\n" + "".join(
+        f"  - {{id: s{i}, check: measure, args: {{role: psu, property: ch1.voltage}}}}\n" for i in range(2000)))
+    proc = subprocess.Popen([sys.executable, "-m", "labctl", "validate", str(plan), "--show"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    proc.wait(timeout=120)
+    err = proc.stderr.read().decode(errors="replace")
+    assert "internal error" not in err and "Traceback" not in err, err

@@ -442,3 +442,15 @@ def test_a_bare_number_overrides_a_ratio_parameter_as_a_plain_ratio(tmp_path):
     with pytest.raises(ValidationErrors) as err:
         load_plan(plan, {"vin_margin": "1 V"})
     assert "1 V does not fit vin_margin" in str(err.value.errors[0])
+
+
+def test_when_true_and_false_are_the_expression_languages_words(tmp_path):
+    """YAML reads `when: true` as a boolean; it was refused ("when: expected text, got True")."""
+    plan = write(tmp_path, "p.yaml", textwrap.dedent("""\
+        name: p
+        steps:
+          - {id: a, check: measure, args: {role: psu, property: ch1.voltage}, when: true}
+          - {id: b, check: measure, args: {role: psu, property: ch1.voltage}, when: false}
+        """))
+    loaded = load_plan(plan)
+    assert [(ps.key, loaded.should_run(ps.step, ps.corner)) for ps in loaded.expand()] == [("a", True), ("b", False)]
