@@ -101,14 +101,9 @@ def _export_stored(out, fmt: str, path: str, db: str | None) -> tuple[str | None
     if out.db is None or not out.saved:
         return None, (f"{_WHAT[fmt]} not written: the results of run {run_id} are not in the database yet; "
                       f"after `labctl sync`, run `labctl report {run_id} --format {fmt} -o {path}`")
-    from labctl.report.formats import export
-    from labctl.report.record import load_records
+    from labctl.report.formats import export_stored_run
 
-    try:
-        return str(export(load_records(db, [run_id]), fmt, path).resolve()), None
-    except Exception as err:  # noqa: BLE001 - the run's verdict stands; the report can be made later
-        return None, (f"{_WHAT[fmt]} not written: {getattr(err, 'message', None) or err}; "
-                      f"run `labctl report {run_id} --format {fmt} -o {path}` later")
+    return export_stored_run(run_id, fmt, path, db, _WHAT[fmt])
 
 
 def _write_junit(out, junit: str, db: str | None) -> str | None:

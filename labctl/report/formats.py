@@ -66,3 +66,16 @@ def export(records: Sequence[RunRecord], name: str, path: str | Path, options: E
         raise UsageError(f"cannot write the {name} report to {p}: {err.strerror or err}",
                          hint="give -o a path in a folder you can write to") from None
     return p
+
+
+def export_stored_run(run_id: str, name: str, path: str | Path, db: str | None, what: str) -> tuple[str | None, str | None]:
+    """Write run ``run_id`` as format ``name``, built from its record in the store (``db``): (the
+    file's path, None), or (None, a note saying why not, with the `labctl report` command that
+    makes it later). Never raises: the run's verdict stands whatever happens to its file."""
+    from labctl.report.record import load_records
+
+    try:
+        return str(export(load_records(db, [run_id]), name, path).resolve()), None
+    except Exception as err:  # noqa: BLE001 - the report can be made later
+        return None, (f"{what} not written: {getattr(err, 'message', None) or err}; "
+                      f"run `labctl report {run_id} --format {name} -o {path}` later")

@@ -85,13 +85,6 @@ def margins(df: pd.DataFrame) -> pd.Series:
 
 # ----------------------------------------------------------------------------- sections
 
-def _final_measurements(data: Population) -> pd.DataFrame:
-    """The measurements of each step's final attempt (an earlier, retried attempt's are kept in
-    the run's own table, not counted in the report's totals)."""
-    m = data.measurements
-    return m[m["final"].astype(bool)] if len(m) and "final" in m else m
-
-
 def _scope(data: Population) -> dict[str, Any]:
     r = data.runs
     started = pd.to_datetime(r["started"], utc=True, unit="s" if r["started"].dtype.kind in "if" else None)
@@ -104,14 +97,14 @@ def _scope(data: Population) -> dict[str, Any]:
         "first": when(started.min()) if len(r) else "-", "last": when(started.max()) if len(r) else "-",
         "versions": sorted(r["labctl_version"].dropna().astype(str).unique()) if "labctl_version" in r else [],
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"), "labctl": __version__,
-        "runs": len(r), "measurements": len(_final_measurements(data)),
+        "runs": len(r), "measurements": len(final_only(data.measurements)),
     }
 
 
 def _summary(data: Population, fy: pd.DataFrame) -> dict[str, Any]:
     counts = data.runs["outcome"].value_counts()
     order = ["passed", "failed", "error", "aborted", "interrupted", "running"]
-    final = _final_measurements(data)
+    final = final_only(data.measurements)  # each step once, by its final attempt, as the failures list it
     verdicts = final["verdict"].value_counts() if len(final) else pd.Series(dtype=int)
     overall = "passed" if len(data.runs) and counts.get("passed", 0) == len(data.runs) else (
         "failed" if counts.get("failed", 0) else next((o for o in order[2:] if counts.get(o)), "passed"))

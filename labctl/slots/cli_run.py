@@ -70,20 +70,15 @@ def write_junits(out: SlotsOutput, junit: str, db: str | None = None) -> None:
     record in the store, as `labctl run --junit` makes its one. A file that cannot be made is a
     note (with the `labctl report` command that makes it later), never the end of the command:
     the table, the results line and the exit code still follow."""
-    from labctl.report.formats import export
-    from labctl.report.record import load_records
+    from labctl.report.formats import export_stored_run
 
     path = Path(junit)
     for s in out.slots:
-        if s.result is None:
-            continue
-        target = path.with_name(f"{path.stem}-slot{s.slot}{path.suffix}")
-        run_id = s.result.run_id
-        try:
-            export(load_records(db, [run_id]), "junit", target)
-        except Exception as err:  # noqa: BLE001 - the slots' verdicts stand; the file can be made later
-            out.notes.append(f"JUnit XML of slot {s.slot} not written: {getattr(err, 'message', None) or err}; "
-                             f"run `labctl report {run_id} --format junit -o {target}` later")
+        if s.result is not None:
+            target = path.with_name(f"{path.stem}-slot{s.slot}{path.suffix}")
+            _written, note = export_stored_run(s.result.run_id, "junit", target, db, f"JUnit XML of slot {s.slot}")
+            if note:
+                out.notes.append(note)
 
 
 def finish(out: SlotsOutput, as_json: bool) -> None:
