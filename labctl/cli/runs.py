@@ -153,10 +153,15 @@ def _db_of(ctx: click.Context, db: str | None) -> str | None:
     return db or (ctx.obj or {}).get("db")
 
 
+#: ``runs show`` prints this many passing steps and measurements unless ``--all``
+SHOWN = 200
+
+
 @runs.command("show")
 @click.argument("run_id")
 @click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
-@click.option("--all", "show_all", is_flag=True, help="print every measurement (default: failures + first 200)")
+@click.option("--all", "show_all", is_flag=True,
+              help=f"print every step and measurement (default: those that did not pass + the first {SHOWN})")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
 def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: str) -> None:
@@ -200,12 +205,18 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
 
     if bad:
         console.print(_table(f"failures ({len(bad)})", columns, rows(bad)))
+    steps = d["steps"]
+    if not show_all and len(steps) > SHOWN:  # every step that did not pass, and the first SHOWN
+        steps = [s for i, s in enumerate(steps) if i < SHOWN or s["outcome"] not in ("PASS", "SKIPPED")]
     console.print(_table("steps", ["step", "corner", "attempt", "outcome", "duration", "message"], (
         [s["step_key"] + (f" (session {s['session']})" if s["session"] else ""),
          _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _step_dur(s),
-         s["message"]] for s in d["steps"])))
+         s["message"]] for s in steps)))
+    if len(steps) < len(d["steps"]):
+        console.print(f"… {len(d['steps']) - len(steps)} more steps (passed or skipped): use --all or --format json",
+                      markup=False)
     rest = [m for m in ms if m["verdict"] not in ("FAIL", "MARGINAL")]
-    shown = rest if show_all else rest[:200]
+    shown = rest if show_all else rest[:SHOWN]
     if shown:
         console.print(_table(f"measurements ({len(rest)} passing or without limits)", columns, rows(shown)))
     if len(shown) < len(rest):

@@ -25,8 +25,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from labctl.errors import StoreError
 
-HEAD = "0004"  # the newest revision in migrations/versions (a unit test checks it)
-KNOWN = ("0001", "0002", "0003", "0004")  # in order, oldest first
+HEAD = "0005"  # the newest revision in migrations/versions (a unit test checks it)
+KNOWN = ("0001", "0002", "0003", "0004", "0005")  # in order, oldest first
 VERSION_TABLE = "alembic_version"
 COMPAT_TABLE = "labctl_schema"  # (name, value): compatible_with = oldest revision whose code can use this one
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"

@@ -134,6 +134,10 @@ steps = Table(
     Column("outcome", String(16)),  # NULL while running (or when the run was cut off in it)
     Column("message", Text, nullable=False, server_default=""),
     UniqueConstraint("run_id", "session", "step_key"),
+    # the final attempt of a step is found among the rows of the same run and step id
+    # (labctl.store.query.final_step_clause); without it every listing of a run was
+    # quadratic in its steps (revision 0005)
+    Index(None, "run_id", "step_id"),
 )
 
 measurements = Table(

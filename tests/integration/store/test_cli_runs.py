@@ -169,3 +169,25 @@ def test_the_times_shown_say_their_zone(populated, labctl):
     assert " JST" in listed, listed
     shown = labctl("runs", "show", "run-new", "--db", populated, env=env).stdout
     assert re.search(r"\d\d:\d\d:\d\d JST → ", shown), shown
+
+
+def test_show_of_a_long_run_lists_what_did_not_pass_and_the_first_steps(db_url, labctl):
+    """A run of thousands of steps is shown in a moment: every step that did not pass, the
+    first 200 others and a count of the rest (``--all`` lists them all)."""
+    with open_store(db_url) as store:
+        rec = Recorder(store, commit_window=60.0)
+        s = Script(rec, "run-long")
+        s.start()
+        for i in range(260):
+            s.step(f"s{i}", {"vdd": 0.83 if i == 250 else 0.75},
+                   outcome=ev.StepOutcome.FAIL if i == 250 else ev.StepOutcome.PASS)
+        s.end(ev.RunOutcome.FAILED)
+        rec.close()
+    short = labctl("runs", "show", "run-long", "--db", db_url)
+    assert short.returncode == 0, short.stderr
+    listed = set(re.findall(r"steps/(s\d+)\[", short.stdout))
+    assert "s250" in listed and "s199" in listed and "s259" not in listed and "s200" not in listed
+    assert "… 59 more steps (passed or skipped): use --all or --format json" in short.stdout
+    full = labctl("runs", "show", "run-long", "--db", db_url, "--all")
+    assert set(re.findall(r"steps/(s\d+)\[", full.stdout)) == {f"s{i}" for i in range(260)}
+    assert "more steps" not in full.stdout
