@@ -12,7 +12,7 @@ from pathlib import Path
 
 from labctl.bench import Row, table
 
-BENCHES = ["runsteps", "loading", "simlab", "startup", "memory"]
+BENCHES = ["runsteps", "loading", "readback", "simlab", "startup", "memory"]
 
 
 def machine() -> str:

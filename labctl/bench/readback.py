@@ -1,0 +1,75 @@
+"""Reading a long run back: what ``labctl runs``, ``runs show`` and the reports read of it.
+
+Runs of growing size (steps of one measurement each, recorded through the
+:class:`~labctl.store.Recorder` into a SQLite file, as ``labctl run`` records them) are read
+back in this process the way those commands read them: the run list with its step counts,
+the run's detail (steps and measurements, each step's final attempt found) and its
+measurements as a frame. The time per step must not grow with the run (a lab's long plans);
+``labctl runs show`` of the largest run, as a command, must answer within 2 s.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+from labctl.bench import Row
+from labctl.bench.common import best, timed_cli
+
+
+def record_run(db: Path, run_id: str, steps: int) -> None:
+    """A finished run of ``steps`` steps, one measurement each, written as the engine's events."""
+    from labctl.engine import events as ev
+    from labctl.store import Recorder, open_store
+
+    t = time.time()
+    limits = ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
+    with open_store(db) as store:
+        rec = Recorder(store, commit_window=60.0)
+        rec(ev.RunStarted(run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64,
+                          plan_text="", plan_path="bench.yaml", station="sim-bench-1", dut_serial="SIM-0001",
+                          operator=None, labctl_version="bench", host=socket.gethostname(), pid=os.getpid()))
+        for i in range(steps):
+            key = f"steps/m{i}#1"
+            rec(ev.StepStarted(run_id=run_id, time=t + i, step_key=key, step_id=f"m{i}", group="steps",
+                               check="measure"))
+            rec(ev.MeasurementRecorded(run_id=run_id, time=t + i, step_key=key, name="value", value=5.0, unit="V",
+                                       limits=limits, verdict=ev.Verdict.PASS))
+            rec(ev.StepEnded(run_id=run_id, time=t + i, step_key=key, outcome=ev.StepOutcome.PASS, duration=0.001))
+        rec(ev.RunEnded(run_id=run_id, time=t + steps, outcome=ev.RunOutcome.PASSED))
+        rec.close()
+
+
+def read_seconds(db: Path, run_id: str) -> float:
+    """Seconds to read the run back as the commands do (the best of a few)."""
+    from labctl.store import open_store, query
+
+    with open_store(db) as store:
+        def read() -> None:
+            query.list_runs(store)
+            query.run_detail(store, run_id)
+            query.measurements(store, run_id)
+
+        return best(read, 3)
+
+
+def rows(tmp: Path, quick: bool) -> list[Row]:
+    sizes = (200, 2000) if quick else (1000, 10000)
+    per_step = {}
+    for n in sizes:
+        db = tmp / f"runs-{n}.db"
+        record_run(db, f"run-{n}", n)
+        per_step[n] = read_seconds(db, f"run-{n}") / n
+    small, big = sizes
+    seconds, code, out = timed_cli("runs", "show", f"run-{big}", "--db", str(tmp / f"runs-{big}.db"))
+    if code != 0:
+        raise RuntimeError(f"labctl runs show exited {code}: {out[-1000:]}")
+    growth = per_step[big] / per_step[small]
+    return [
+        Row(f"read back a run: list, detail, measurements, per step at {small:,}/{big:,} steps",
+            f"linear (per step at {big:,} ≤ 1.5× at {small:,})",
+            f"{per_step[small] * 1e6:.0f} / {per_step[big] * 1e6:.0f} µs", growth / 1.5),
+        Row(f"labctl runs show of a {big:,}-step run", "≤ 2 s", f"{seconds:.2f} s", seconds / 2.0),
+    ]
