@@ -108,9 +108,10 @@ def test_a_step_of_a_run_still_going_is_running_not_interrupted(tmp_path):
     assert lines[-1]["testRunArtifact"]["testRunEnd"] == {"status": "ERROR", "result": "NOT_APPLICABLE"}
 
 
-def test_ocp_export_leaves_the_libraries_writer_as_it_was(tmp_path):
+def test_ocp_export_leaves_the_libraries_writer_and_checks_as_they_were(tmp_path):
     from ocptv.output.config import get_config
 
     before = get_config().writer
     export([failing_record()], "ocp", tmp_path / "r.jsonl")
     assert get_config().writer is before
+    assert get_config().enable_runtime_checks  # off only during the export (the schema test checks the stream)
