@@ -131,6 +131,23 @@ def station_row(url: str, station: str) -> Any:
     return _first(url, select(stations).where(stations.c.id == station))
 
 
+def in_step(url: str, station: str, marker: str) -> bool:
+    """Whether the station's agent reports a current step containing ``marker`` (``@2``: a corner)."""
+    row = station_row(url, station)
+    return row is not None and row.current_step is not None and marker in row.current_step
+
+
+def listed_jobs(url: str) -> list[dict[str, Any]]:
+    """The jobs as ``labctl queue list --format json`` prints them (newest first)."""
+    import json
+
+    from tests.conftest import run_labctl
+
+    res = run_labctl("queue", "list", "--db", url, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
 def run_row(url: str, run_id: str) -> Any:
     return _first(url, select(runs).where(runs.c.id == run_id))
 

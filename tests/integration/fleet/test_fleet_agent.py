@@ -12,12 +12,12 @@ from engine_support import ServedLab, assert_bench_safe
 from fleet_support import (
     SLOW,
     AgentProcess,
+    in_step,
     job_rows,
     open_db,
     reference_measurements,
     run_row,
     station_fixture,
-    station_row,
     submit_many,
     wait_for,
 )
@@ -28,11 +28,6 @@ from labctl.store.testing import verify_after_kill
 from tests.conftest import run_labctl
 
 
-def _in_step(url: str, station: str, marker: str):
-    row = station_row(url, station)
-    return row is not None and row.current_step is not None and marker in row.current_step
-
-
 @pytest.mark.postgres
 @pytest.mark.slow
 def test_an_agent_killed_mid_job_resumes_it_with_nothing_lost_or_twice(tmp_path, lab_db):
@@ -41,7 +36,7 @@ def test_an_agent_killed_mid_job_resumes_it_with_nothing_lost_or_twice(tmp_path,
     [job_id] = submit_many(lab_db, SLOW, 1, station="st-k", fixture=fixture)
     agent = AgentProcess(tmp_path, fixture, lab_db)
     try:
-        wait_for(lambda: _in_step(lab_db, "st-k", "@2"), 60, "the job's third corner")
+        wait_for(lambda: in_step(lab_db, "st-k", "@2"), 60, "the job's third corner")
         agent.kill()
         store = open_db(lab_db)
         try:  # what the lab sees meanwhile: the station offline, its job interrupted
@@ -85,7 +80,7 @@ def test_a_stopped_agent_aborts_its_job_to_the_safe_state_and_its_station_resume
         lab = ServedLab(fixture, lab_proc)
         agent = AgentProcess(tmp_path, fixture, lab_db)
         try:
-            wait_for(lambda: _in_step(lab_db, "st-s", "@1"), 60, "the job's second corner")
+            wait_for(lambda: in_step(lab_db, "st-s", "@1"), 60, "the job's second corner")
             assert lab.scpi("psu", "OUTP? (@1)") == "1"  # powered, mid-job
             if len(signals) == 2:  # the second press must land while the safe state is being reached:
                 # the supply's next answer (the run reads only the DAQ between its waits, so: the

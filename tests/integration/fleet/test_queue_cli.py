@@ -15,6 +15,7 @@ from fleet_support import (
     SLOW,
     AgentProcess,
     job_rows,
+    listed_jobs,
     station_fixture,
     station_row,
     wait_for,
@@ -23,12 +24,6 @@ from fleet_support import (
 from tests.conftest import run_labctl
 
 SECRET = "pw-SECRET-7f3a"
-
-
-def _jobs_json(url: str) -> list[dict]:
-    res = run_labctl("queue", "list", "--db", url, "--format", "json")
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout)
 
 
 @pytest.mark.postgres
@@ -52,7 +47,7 @@ def test_submit_checks_the_plan_against_the_station_and_agents_take_priority_the
     assert res.returncode == 4 and "nonexistent" in res.stderr
     res = run_labctl("queue", "submit", str(SHORT), "--db", lab_db)
     assert res.returncode == 4 and "exactly one of --station S or --station-class C" in res.stderr
-    assert _jobs_json(lab_db) == []  # nothing queued by any of those
+    assert listed_jobs(lab_db) == []  # nothing queued by any of those
 
     submitted = []
     for prio in (0, 5, 0, 9):
