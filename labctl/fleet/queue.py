@@ -12,7 +12,8 @@ an agent that died is ``interrupted`` (:func:`reap`) until its station's agent t
 and resumes its run; ``cancelling`` while a cancelled running job is being aborted, then
 ``cancelled``. Every change an agent makes is guarded by its ``agent_id``: an agent that lost
 its claim changes nothing. A job that has started a run is bound to that station (its run is
-resumed there) unless it was submitted ``portable``.
+resumed there) unless it was submitted ``portable``: then another station of its class may
+start it afresh, from the queue or once it is ``interrupted``.
 """
 
 from __future__ import annotations
@@ -173,7 +174,10 @@ def _claimable(station: str, classes: list[str]) -> Any:
     by_class = and_(jobs.c.station.is_(None), jobs.c.station_class.in_(classes)) if classes else false()
     target = or_(jobs.c.station == station, by_class)
     bound = or_(jobs.c.run_id.is_(None), jobs.c.portable, jobs.c.claimed_by == station)
-    return and_(jobs.c.state == "queued", target, bound)
+    # a portable job whose agent died is not left waiting for that station: another of its
+    # class starts it afresh (its own station, were it back, would have taken it first)
+    moved = and_(jobs.c.state == "interrupted", jobs.c.portable, by_class, jobs.c.claimed_by != station)
+    return or_(and_(jobs.c.state == "queued", target, bound), moved)
 
 
 def claim(store: Store, station: str, agent_id: str, classes: list[str]) -> Row | None:
@@ -255,7 +259,8 @@ def reap(store: Store, now: float | None = None) -> list[int]:
     now = time.time() if now is None else now
     with store.read_engine.connect() as conn:
         rows = conn.execute(
-            select(jobs.c.id, jobs.c.agent_id, jobs.c.claimed_by, stations.c.agent_id.label("station_agent"),
+            select(jobs.c.id, jobs.c.agent_id, jobs.c.claimed_by, jobs.c.portable, jobs.c.station,
+                   jobs.c.station_class, stations.c.agent_id.label("station_agent"),
                    stations.c.host, stations.c.pid, stations.c.owner_token, stations.c.heartbeat_at,
                    stations.c.heartbeat_interval)
             .select_from(jobs.outerjoin(stations, stations.c.id == jobs.c.claimed_by))
@@ -275,10 +280,17 @@ def reap(store: Store, now: float | None = None) -> list[int]:
         with store.engine.begin() as conn:
             res = conn.execute(update(jobs).where(jobs.c.id == r.id, jobs.c.agent_id == r.agent_id,
                                                   jobs.c.state.in_(("running", "cancelling")))
-                               .values(state="interrupted", message=f"interrupted: {why}; its station resumes it"))
+                               .values(state="interrupted", message=f"interrupted: {why}; {_next_for(r)}"))
         if res.rowcount == 1:
             marked.append(r.id)
     return marked
+
+
+def _next_for(job: Any) -> str:
+    """What becomes of an interrupted job (its message)."""
+    if job.portable and job.station is None:
+        return f"another station of class {job.station_class} starts it afresh, or its station resumes it"
+    return "its station resumes it"
 
 
 def queue_depth(store: Store) -> dict[tuple[str, str], int]:

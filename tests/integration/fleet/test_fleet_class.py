@@ -2,7 +2,8 @@
 them: real agent processes on isolated simulated stations, one real PostgreSQL, jobs queued
 and listed with `labctl queue`. One job: exactly one agent runs it. Two jobs: one each, never
 one job twice. The agent running a class job is killed: the job waits, interrupted, for its
-own station (the other agent of the class never takes it) and is resumed there."""
+own station (the other agent of the class never takes it) and is resumed there; a `--portable`
+job is started afresh by the other station instead."""
 
 from __future__ import annotations
 
@@ -154,3 +155,35 @@ def test_a_class_job_whose_agent_is_killed_waits_for_its_station_and_resumes_the
     n_runs, _, outcomes, sessions = run_counts(lab_db)
     assert (n_runs, outcomes, sessions) == (1, {run_id: "passed"}, {run_id: 2})
     assert (listed[job]["state"], listed[job]["station"], listed[job]["exit_code"]) == ("passed", ran_by, 0)
+
+
+@pytest.mark.postgres
+def test_a_portable_class_job_whose_agent_is_killed_is_started_afresh_by_another_station(tmp_path, lab_db):
+    """`labctl queue submit --portable`: "an interrupted run may be restarted on another station
+    of the class" (docs/lab.md: another station of the class starts it afresh as a new run)."""
+    agents = _class_agents(tmp_path, lab_db, time_scale=60)
+    try:
+        job = _submit(lab_db, SLOW, "--portable")
+        ran_by = wait_for(lambda: job_rows(lab_db)[0].claimed_by, 30, "an agent to claim the job")
+        other = next(n for n in agents if n != ran_by)
+        wait_for(lambda: in_step(lab_db, ran_by, "@1"), 30, "the job's second corner")
+        first_run = job_rows(lab_db)[0].run_id
+        agents[ran_by].kill()
+        wait_for(lambda: job_rows(lab_db)[0].claimed_by == other, 15, f"{other} to take the job")
+        wait_for(lambda: job_rows(lab_db)[0].state not in ("running", "interrupted"), 60, "the job to end")
+        listed = _listed(lab_db)
+        before = len(agents[ran_by].output())
+        agents[ran_by].start()  # the killed station comes back: the job is no longer its own
+        wait_for(lambda: "agent up" in agents[ran_by].output()[before:], 30, f"the agent of {ran_by} to be back")
+        time.sleep(1.0)
+        assert not _mentions(agents[ran_by].output()[before:], job), agents[ran_by].output()[before:]
+    finally:
+        _stop(agents)
+    [row] = job_rows(lab_db)
+    assert (row.state, row.claimed_by, row.claims, row.exit_code) == ("passed", other, 2, 0), \
+        (row, agents[other].output()[-3000:])
+    assert row.run_id != first_run and run_row(lab_db, row.run_id).station == other
+    assert f"job {job}: passed (run {row.run_id})" in agents[other].output()
+    assert run_row(lab_db, row.run_id).sessions == 1  # a new run, from its first step
+    assert run_row(lab_db, first_run).outcome == "interrupted", run_row(lab_db, first_run)  # kept as it was cut off
+    assert (listed[job]["state"], listed[job]["station"], listed[job]["run"]) == ("passed", other, row.run_id)

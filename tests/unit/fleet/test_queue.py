@@ -120,6 +120,23 @@ def test_jobs_of_a_dead_agent_are_interrupted_and_taken_back_by_its_station(stor
     assert queue.reap(store, now=time.time()) == []  # alive
 
 
+def test_a_portable_job_of_a_dead_agent_is_taken_by_another_station_of_its_class(store, bundle):
+    _register(store, "st-a", "dead-a1")
+    job_id = _submit(store, bundle, portable=True)
+    bound = _submit(store, bundle, station="st-a", station_class=None, portable=True)  # no class to move within
+    for _ in range(2):
+        job = queue.claim(store, "st-a", "dead-a1", ["power"])
+        assert queue.set_run(store, job.id, "dead-a1", f"run-{job.id}")
+    assert sorted(queue.reap(store)) == [job_id, bound]
+    row = queue.get(store, job_id)
+    assert row.state == "interrupted" and "another station of class power starts it afresh" in row.message
+    assert queue.get(store, bound).message.endswith("its station resumes it")
+    assert queue.claim(store, "st-b", "b1", ["thermal"]) is None  # not its class
+    job = queue.claim(store, "st-b", "b1", ["power"])
+    assert (job.id, job.state, job.claimed_by, job.agent_id, job.claims) == (job_id, "running", "st-b", "b1", 2)
+    assert queue.claim(store, "st-c", "c1", ["power"]) is None
+
+
 def test_a_second_live_agent_for_a_station_is_refused(store):
     _register(store, "st-a", "a1")
     with pytest.raises(UsageError, match="already has a live agent"):
