@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pyvisa
+import serial
 import yaml
 
 from labctl.fixture import load_fixture
@@ -51,6 +52,15 @@ def scpi(resource: str, command: str) -> str:
         return inst.query(command).strip()
     finally:
         inst.close()
+
+
+def chamber_setpoint(fixture: Path) -> float:
+    """The shared chamber's setpoint, read over its serial line."""
+    resource = yaml.safe_load(Path(fixture).read_text())["roles"]["chamber"]["resource"]
+    with serial.Serial(resource, 9600, timeout=3) as port:
+        port.reset_input_buffer()
+        port.write(b"SETP?\n")
+        return float(port.readline().decode().strip())
 
 
 def chamber_writes(db: Path, prefix: str = "SETP ") -> list[tuple[str, str, str]]:

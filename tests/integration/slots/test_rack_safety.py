@@ -12,23 +12,22 @@ import threading
 import time
 
 import pytest
-import serial
-import yaml
-from slots_support import DATA, chamber_writes, inject, rack, run, scpi, slot_supplies
+from slots_support import (
+    DATA,
+    chamber_setpoint,
+    chamber_writes,
+    inject,
+    rack,
+    run,
+    scpi,
+    slot_supplies,
+)
 
 from labctl.engine.events import StepEnded
 from labctl.errors import ExitCode
 from labctl.fixture import load_fixture
 from labctl.sim.control import control_request, default_control_path
 from labctl.sim.testing import served_lab
-
-
-def chamber_setpoint(fixture) -> float:
-    resource = yaml.safe_load(fixture.read_text())["roles"]["chamber"]["resource"]
-    with serial.Serial(resource, 9600, timeout=3) as port:
-        port.reset_input_buffer()
-        port.write(b"SETP?\n")
-        return float(port.readline().decode().strip())
 
 
 def test_a_slot_interlock_stops_that_slot_only(tmp_path):
