@@ -110,7 +110,8 @@ def _show(state: dict, as_json: bool) -> None:
 _FIXTURE = click.option("--fixture", "fixture_path", default="sim-bench.yaml", show_default=True,
                         help="Fixture of the served lab.")
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print the bench state as JSON.")
-_SLOT = click.option("--slot", default=None, help="A rack's slot (its board is shown; `dut` puts the DUT there).")
+_SLOT = click.option("--slot", default=None, help="A rack's slot (its board is shown; `dut` puts the DUT there, "
+                                                   "`inject` the fault: a board fault on a rack needs it).")
 
 
 @sim.command()
@@ -125,10 +126,12 @@ def state(fixture_path: str, as_json: bool, slot: str | None) -> None:
 @sim.command()
 @_FIXTURE
 @_JSON
+@_SLOT
 @click.argument("fault")
 @click.argument("params", nargs=-1)
-def inject(fixture_path: str, as_json: bool, fault: str, params: tuple[str, ...]) -> None:
-    """Inject FAULT into a served lab, e.g. `labctl sim inject disconnect role=bert after=3`."""
+def inject(fixture_path: str, as_json: bool, slot: str | None, fault: str, params: tuple[str, ...]) -> None:
+    """Inject FAULT into a served lab, e.g. `labctl sim inject disconnect role=bert after=3`,
+    or into one slot of a rack: `labctl sim inject --slot 2 dead_rail rail=VDD_HBM`."""
     import yaml
 
     from labctl.errors import UsageError
@@ -139,7 +142,7 @@ def inject(fixture_path: str, as_json: bool, fault: str, params: tuple[str, ...]
         if not sep or not key:
             raise UsageError(f"fault parameter {item!r} is not KEY=VALUE", hint="e.g. role=dmm after=5")
         spec[key] = yaml.safe_load(value)
-    _show(_control(fixture_path, {"op": "inject", "fault": spec}), as_json)
+    _show(_control(fixture_path, {"op": "inject", "fault": spec, "slot": slot}), as_json)
 
 
 @sim.command()

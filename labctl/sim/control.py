@@ -138,7 +138,7 @@ class ControlServer:
         op = req.get("op")
         try:
             if op == "inject":
-                self.lab.inject(req["fault"])
+                self.lab.inject(req["fault"], req.get("slot"))
             elif op == "clear":
                 self.lab.clear_faults(req.get("role"))
             elif op == "dut":

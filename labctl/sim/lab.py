@@ -236,18 +236,33 @@ class SimulatedLab:
         return self.instruments[role]
 
     # -- faults and DUTs ----------------------------------------------------------------
-    def inject(self, fault_spec: Any) -> None:
-        """Inject a fault now: a name, ``{"fault": "disconnect", "role": "bert", "after": 3}``…"""
+    def inject(self, fault_spec: Any, slot: str | None = None) -> None:
+        """Inject a fault now: a name, ``{"fault": "disconnect", "role": "bert", "after": 3}``…
+        On a rack, ``slot`` names the board a board fault acts on (one is required: the lab
+        does not pick one), and the slot whose instrument a bare role means (``psu``: that
+        slot's; ``2/psu`` names slot 2's supply without it)."""
         try:
             spec = normalize(fault_spec)
-            if spec["fault"] in DUT_FAULTS:
-                with self.bench.lock:
-                    self.bench.update()
-                    self.bench.dut.apply_fault(spec["fault"], spec)
-                    self.bench.touch()
-                return
         except ValueError as err:
             raise FixtureError(f"fault {fault_spec!r}: {err}") from None
+        if slot is not None:
+            bench = self.slot_bench(slot)
+            spec = _in_slot(spec, slot, next(s.roles for s in self.fixture.slots if s.id == slot))
+        elif self.rack is not None and spec["fault"] in DUT_FAULTS:
+            raise FixtureError(f"fault {spec['fault']} acts on a board, and this lab is a rack of "
+                               f"{len(self.rack.bays)}: name the slot whose board it hits",
+                               hint=f"--slot ID (slots: {', '.join(self.rack.bays)})")
+        else:
+            bench = self.bench
+        if spec["fault"] in DUT_FAULTS:
+            try:
+                with bench.lock:
+                    bench.update()
+                    bench.dut.apply_fault(spec["fault"], spec)
+                    bench.touch()
+            except ValueError as err:
+                raise FixtureError(f"fault {fault_spec!r}: {err}") from None
+            return
         role = spec["role"]
         if role not in self.instruments:
             raise FixtureError(f"fault {spec['fault']}: no role {role!r} in this fixture",

@@ -79,6 +79,7 @@ def stored_runs(db: Path) -> list[tuple[str, str, str, int]]:
                          "FROM runs r ORDER BY r.slot").fetchall()
 
 
-def inject(fixture: Path, fault: dict) -> None:
-    """A fault injected into the served lab through its control socket."""
-    control_request(default_control_path(load_fixture(str(fixture))), {"op": "inject", "fault": fault})
+def inject(fixture: Path, fault: dict, slot: str | None = None) -> None:
+    """A fault injected into the served lab through its control socket (``labctl sim inject
+    [--slot SLOT]``)."""
+    control_request(default_control_path(load_fixture(str(fixture))), {"op": "inject", "fault": fault, "slot": slot})

@@ -1,6 +1,7 @@
 """A fault in one slot of a rack, as an operator meets it (docs/slots.md, docs/simulated-lab.md):
 `labctl sim serve` serves the 4-slot rack, the fault goes into slot 2 with `labctl sim dut` or
-`labctl sim inject` (or, mid-run, through the lab's control socket, as `sim inject` does),
+`labctl sim inject` (or, once slot 2's board is powered, through the lab's control socket, as
+`labctl sim inject [--slot 2]` does),
 and `labctl run --slots all` runs the plan. Only slot 2 fails or errors, its row saying what
 the fault did; the other slots pass; the exit code is the worst slot's; every slot's outputs
 are off and the shared chamber at its safe temperature, read back after the run over SCPI, the
@@ -86,13 +87,17 @@ def _supply_refuses_settings(fx: Path) -> None:
     _put_in(fx, "inject", "scpi_error", "role=2/psu", "match=VOLT")
 
 
+HANG_ONCE = ({"fault": "instrument_timeout", "role": "2/psu", "count": 1}, None)  # one command lost
+HBM_DIES = ({"fault": "dead_rail", "rail": "VDD_HBM"}, "2")  # `labctl sim inject --slot 2 dead_rail …`
 CASES = {
-    # what is put into slot 2 before the run, and mid-run (at the console line), slot 2's
-    # outcome, what its row says, the exit code and the table's title
+    # what goes into slot 2 before the run, what when its power_on has passed (its board
+    # powered), slot 2's outcome, what its row says, the exit code and the table's title
     "dut-dead-rail": (_dead_rail_board, None, "failed", ["rails: VDD_HBM", "outside 1.164 V"], 1, "3 passed, 1 failed"),
+    "dut-rail-dies-while-powered": (None, HBM_DIES, "failed", ["rails: VDD_HBM", "outside 1.164 V"], 1,
+                                    "3 passed, 1 failed"),
     "psu-refuses-settings": (_supply_refuses_settings, None, "error",
                              ["power_on: instrument error: psu: -221,\"Settings conflict\""], 2, "3 passed, 1 error"),
-    "psu-hangs-while-powered": (None, "PASS    power_on", "error",
+    "psu-hangs-while-powered": (None, HANG_ONCE, "error",
                                 ["input: no answer within 2 s (instrument psu", "command 'MEAS:CURR? (@1)'"], 2,
                                 "3 passed, 1 error"),
 }
@@ -104,15 +109,15 @@ def test_a_fault_in_one_slot_fails_that_slot_only_and_leaves_every_bench_safe(tm
     fx = _rack_with_a_dead_rail_board(tmp_path)
     injected = []
 
-    def hang_slot_2_supply(line: str) -> None:  # one command lost: the next query of slot 2's supply times out
-        if mid_run and not injected and line.startswith("slot   2") and mid_run in line:
-            inject(fx, {"fault": "instrument_timeout", "role": "2/psu", "count": 1})
+    def when_slot_2_is_powered(line: str) -> None:
+        if mid_run and not injected and line.startswith("slot   2") and "PASS    power_on" in line:
+            inject(fx, *mid_run)
             injected.append(line)
 
     with served_lab(fx):
         if before is not None:
             before(fx)
-        code, out, err = _run_slots(tmp_path, fx, hang_slot_2_supply)
+        code, out, err = _run_slots(tmp_path, fx, when_slot_2_is_powered)
         supplies = {slot: scpi(resource, "OUTP? (@1,2,3)") for slot, resource in slot_supplies(fx).items()}
         setpoint = chamber_setpoint(fx)
         res = run_labctl("sim", "state", "--json", "--fixture", str(fx))

@@ -1,7 +1,9 @@
 """`labctl sim serve` of a rack, steered the way a technician would: which board is in which
-slot, swapping one, a per-slot instrument fault."""
+slot, swapping one, a per-slot instrument fault, a fault on one slot's board."""
 
 from __future__ import annotations
+
+import json
 
 from slots_support import rack, scpi, slot_supplies
 
@@ -31,3 +33,21 @@ def test_a_served_rack_shows_and_swaps_its_boards(labctl, tmp_path):
         out, _err = proc.communicate(timeout=15)
     assert "4 boards in one chamber" in out
     assert "1/psu" in out and "keysight-e36312a" in out
+
+
+def test_a_board_fault_goes_into_the_slot_named_and_a_rack_never_picks_one(labctl, tmp_path):
+    fx = rack(tmp_path, time_scale=60)
+    with served_lab(fx):
+        res = labctl("sim", "inject", "dead_rail", "rail=VDD_IO", "--fixture", str(fx))
+        assert res.returncode == 2, res.stdout + res.stderr  # it went to slot 1's board, unasked
+        assert "fault dead_rail acts on a board, and this lab is a rack of 4" in res.stderr
+        assert "--slot ID (slots: 1, 2, 3, 4)" in res.stderr
+        res = labctl("sim", "inject", "--slot", "2", "dead_rail", "rail=VDD_IO", "--fixture", str(fx))
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.startswith("DUT SIM-GOLD-0002 (dead_rail)") and "slot 2's" in res.stdout
+        state = json.loads(labctl("sim", "state", "--json", "--slot", "1", "--fixture", str(fx)).stdout)
+        assert state["dut_faults"] == []  # the other boards are as they were
+        res = labctl("sim", "inject", "--slot", "3", "instrument_timeout", "role=psu", "--fixture", str(fx))
+        assert res.returncode == 0 and "3/psu: instrument_timeout" in res.stdout, res.stdout + res.stderr
+        res = labctl("sim", "inject", "--slot", "9", "overtemp", "--fixture", str(fx))
+        assert res.returncode == 2 and "no slot '9'" in res.stderr
