@@ -93,8 +93,12 @@ def test_two_agents_of_a_class_one_job_exactly_one_runs_it(tmp_path, lab_db):
     shown = listed[job]
     assert (shown["state"], shown["station"], shown["run"], shown["exit_code"], shown["claims"]) == \
         ("passed", row.claimed_by, row.run_id, 0, 1)
-    line = next(t for t in table.splitlines() if f" {job} " in f" {t} " and "passed" in t)
-    assert row.claimed_by in line and row.run_id in line and " 0 " in line, table
+    header = next(t for t in table.splitlines() if "┃" in t and "exit" in t)
+    names = [c.strip() for c in header.strip().strip("┃").split("┃")]
+    cells = next(c for c in ([c.strip() for c in t.strip().strip("│").split("│")] for t in table.splitlines())
+                 if c[0] == str(job))
+    shown = dict(zip(names, cells, strict=True))
+    assert (shown["state"], shown["station"], shown["run"], shown["exit"]) == ("passed", row.claimed_by, row.run_id, "0"), table
 
 
 @pytest.mark.postgres
