@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -132,9 +133,10 @@ def station_row(url: str, station: str) -> Any:
 
 
 def in_step(url: str, station: str, marker: str) -> bool:
-    """Whether the station's agent reports a current step containing ``marker`` (``@2``: a corner)."""
+    """Whether the station's agent reports a current step matching ``marker``, a regular
+    expression (``@2``: the third corner; ``@[1-4]``: any of those)."""
     row = station_row(url, station)
-    return row is not None and row.current_step is not None and marker in row.current_step
+    return row is not None and row.current_step is not None and re.search(marker, row.current_step) is not None
 
 
 def listed_jobs(url: str) -> list[dict[str, Any]]:
