@@ -123,6 +123,7 @@ def test_two_jobs_two_agents_of_a_class_each_runs_one(tmp_path, lab_db):
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_a_class_job_whose_agent_is_killed_waits_for_its_station_and_resumes_there(tmp_path, lab_db):
     """docs/lab.md: a job that started a run is hardware-bound; its agent killed, it is
     `interrupted` (seen by the other agent: same host, the process is gone) and resumed by
@@ -162,6 +163,7 @@ def test_a_class_job_whose_agent_is_killed_waits_for_its_station_and_resumes_the
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 def test_a_portable_class_job_whose_agent_is_killed_is_started_afresh_by_another_station(tmp_path, lab_db):
     """`labctl queue submit --portable`: "an interrupted run may be restarted on another station
     of the class" (docs/lab.md: another station of the class starts it afresh as a new run)."""
