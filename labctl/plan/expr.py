@@ -29,7 +29,7 @@ from typing import Any
 
 from labctl.errors import ExpressionError, UnitError
 from labctl.plan.bounds import MAX_DIGITS, MAX_EXPR_DEPTH, MAX_EXPR_TOKENS
-from labctl.units import Quantity, check_range, parse_quantity
+from labctl.units import DIMENSIONS, Quantity, check_range, display_symbol, parse_quantity
 
 _TOKEN = re.compile(
     r"""
@@ -298,7 +298,8 @@ def evaluate(node: Node, env: dict[str, Any]) -> Any:
             return Quantity(-v.magnitude, v.unit, v.delta)
         if isinstance(v, int | float) and not isinstance(v, bool):
             return -v
-        raise ExpressionError(f"cannot negate {v!r}", column=node.offset)
+        raise ExpressionError(f"cannot negate {_show(v)}: it is {kind_of(v)}", column=node.offset,
+                              hint="only numbers and quantities take a sign")
     if op in ("==", "!="):
         for side in node.args:
             if side.op == "name" and side.args[0] not in env:
@@ -309,6 +310,7 @@ def evaluate(node: Node, env: dict[str, Any]) -> Any:
                     "(a bare word is a parameter or a corner axis)")
     left = evaluate(node.args[0], env)
     right = evaluate(node.args[1], env)
+    _same_kind(op, left, right, node)
     return _binary(op, left, right, node.offset)
 
 
@@ -330,6 +332,57 @@ def _truth(v: Any) -> bool:
     return bool(v)
 
 
+def _has_unit(v: Any) -> bool:
+    return isinstance(v, Quantity) and bool(v.unit) and not v.is_ratio
+
+
+def _bare_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) or isinstance(v, Quantity) and not _has_unit(v)
+
+
+def _same_kind(op: str, left: Any, right: Any, node: Node) -> None:
+    """``+ -`` and comparisons take two values of one kind. A bare number against a
+    temperature (``ambient >= 25``) is refused in our words, not pint's ("Cannot compare
+    PlainQuantity and <class 'int'>"), ``vin == 5 A`` is refused, not silently false, and a
+    condition is no number (``true + 1``)."""
+    verb = "compute" if op in ("+", "-", "*", "/") else "compare"
+    what = f"cannot {verb} {_show(left)} {op} {_show(right)}"
+    for i, (v, other) in enumerate(((left, right), (right, left))):
+        side = node.args[i]
+        column = side.offset if side.op in ("num", "bool", "neg") else node.offset
+        if isinstance(v, bool) and not isinstance(other, bool | str):
+            raise ExpressionError(f"{what}: {_show(v)} is a condition and {_show(other)} is {kind_of(other)}",
+                                  column=column, hint="a condition is used on its own (when: quick) or with "
+                                  "and, or, not; compare quantities with quantities (vin > 4.5 V)")
+        if op not in ("*", "/") and _has_unit(other) and _bare_number(v):
+            if isinstance(v, Quantity):
+                raise ExpressionError(f"{what}: {_show(v)} is a ratio and {_show(other)} is {kind_of(other)}",
+                                      column=column, hint=f"{verb} values of the same kind of unit")
+            raise ExpressionError(f"{what}: {_show(v)} is a bare number and {_show(other)} is {kind_of(other)}",
+                                  column=column, hint=f"give the number a unit, e.g. {v:g} {display_symbol(other.unit)}")
+    if verb == "compare" and _has_unit(left) and _has_unit(right) \
+            and left.pint().dimensionality != right.pint().dimensionality:
+        raise ExpressionError(f"{what}: {_show(left)} is {kind_of(left)} and {_show(right)} is {kind_of(right)}",
+                              column=node.offset, hint="both sides of a comparison need the same kind of unit")
+
+
+def kind_of(value: Any) -> str:
+    """What a value is, for messages: ``a number``, ``text``, ``a voltage``, ``true/false`` …"""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float) or isinstance(value, Quantity) and not _has_unit(value):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, Quantity):
+        dim = value.dimension
+        if dim not in DIMENSIONS:
+            return "a quantity"
+        name = dim.replace("_", " ") + (" difference" if value.delta and dim == "temperature" else "")
+        return ("an " if name[0] in "aeiou" else "a ") + name
+    return type(value).__name__
+
+
 def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
     import operator
 
@@ -343,7 +396,8 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
             return ops[op](str(left), str(right))
         if op == "+" and isinstance(left, str) and isinstance(right, str):
             return left + right
-        raise ExpressionError(f"cannot apply {op!r} to text {left!r} and {right!r}", column=offset)
+        raise ExpressionError(f"cannot apply {op!r} to text {left!r} and {_show(right)}", column=offset,
+                              hint="text is compared with == or != only, and joined with +")
     if op in ("+", "-"):
         left, right = _temperature_offsets(op, left, right)
     if isinstance(left, Quantity) or isinstance(right, Quantity):
@@ -353,7 +407,7 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
             raise ExpressionError("division by zero", column=offset) from None
         except Exception as err:
             raise ExpressionError(
-                f"cannot compute {_show(left)} {op} {_show(right)}: {_pint_reason(err)}",
+                f"cannot compute {_show(left)} {op} {_show(right)}: {_pint_reason(err, left, right)}",
                 column=offset,
                 hint="both sides of + - and comparisons need the same dimension; "
                 "write temperature differences as e.g. 5 delta_degC",
@@ -398,16 +452,19 @@ def _temperature_offsets(op: str, left: Any, right: Any) -> tuple[Any, Any]:
 
 
 def _show(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
     return str(v) if isinstance(v, Quantity) else repr(v)
 
 
-def _pint_reason(err: Exception) -> str:
+def _pint_reason(err: Exception, left: Any, right: Any) -> str:
+    """Why pint refused, in our words (its own name classes and Python types)."""
     name = type(err).__name__
     if name == "DimensionalityError":
         return "the units do not match"
     if name == "OffsetUnitCalculusError":
         return "a temperature on the degC scale cannot be added or multiplied as it is"
-    return str(err).splitlines()[0] if str(err) else name
+    return f"{kind_of(left)} and {kind_of(right)} do not combine"
 
 
 def evaluate_text(text: str, env: dict[str, Any]) -> Any:

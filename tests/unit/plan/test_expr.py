@@ -97,3 +97,32 @@ def test_templates_keep_type_or_interpolate():
     assert e.value.column == 8  # offset of '+' inside the whole string
     with pytest.raises(ExpressionError, match="unclosed"):
         Template("${vin").render(ENV)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "column", "hint"),
+    [  # pint's own words were shown: "Cannot compare PlainQuantity and <class 'int'>"
+        ("ambient >= 25", "cannot compare 25 degC >= 25: 25 is a bare number and 25 degC is a temperature",
+         11, "give the number a unit, e.g. 25 degC"),
+        ("vin > -3", "cannot compare 12 V > -3: -3 is a bare number and 12 V is a voltage",
+         6, "give the number a unit, e.g. -3 V"),
+        ("lanes < vin", "cannot compare 8 < 12 V: 8 is a bare number and 12 V is a voltage",
+         6, "give the number a unit, e.g. 8 V"),
+        ("vin + 2", "cannot compute 12 V + 2: 2 is a bare number and 12 V is a voltage",
+         6, "give the number a unit, e.g. 2 V"),
+        # these were silently false (pint's == across units)
+        ("vin == 12", "cannot compare 12 V == 12: 12 is a bare number and 12 V is a voltage",
+         7, "give the number a unit, e.g. 12 V"),
+        ("vin == 12 A", "cannot compare 12 V == 12 A: 12 V is a voltage and 12 A is a current",
+         4, "both sides of a comparison need the same kind of unit"),
+        ("vin > true", "cannot compare 12 V > true: true is a condition and 12 V is a voltage", 6, None),
+        ("quick + 1", "cannot compute false + 1: false is a condition and 1 is a number", 6, None),
+    ],
+)
+def test_mixed_kinds_are_said_in_our_words_with_a_hint(text, message, column, hint):
+    with pytest.raises(ExpressionError) as e:
+        evaluate_text(text, ENV)
+    assert e.value.message == message
+    assert e.value.column == column
+    assert e.value.hint and (hint is None or e.value.hint == hint)
+    assert "PlainQuantity" not in e.value.message and "class" not in e.value.message

@@ -10,6 +10,13 @@ from labctl.plan.loader import check_plan, parse_overrides
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def _check(tmp_path, text, overrides=None):
+    """Write ``text`` as a plan and check it: (its path, every error)."""
+    plan = tmp_path / "p.yaml"
+    plan.write_text(text, encoding="utf-8")
+    return plan, check_plan(plan, overrides)[1]
+
+
 def _one(errors, text):
     hits = [e for e in errors if text in e.message]
     assert len(hits) == 1, [e.format() for e in errors]
@@ -30,11 +37,8 @@ def test_a_unitless_limit_hint_uses_the_measurements_unit(tmp_path):
 
 
 def test_a_bare_word_compared_in_when_is_told_to_be_quoted(tmp_path):
-    plan = tmp_path / "p.yaml"
-    plan.write_text("name: p\nparameters:\n  mode: {default: quick, choices: [quick, full]}\nsteps:\n"
-                    "  - id: w\n    check: wait\n    args: {duration: 1 s}\n    when: mode == full\n",
-                    encoding="utf-8")
-    _, errors = check_plan(plan)
+    _, errors = _check(tmp_path, "name: p\nparameters:\n  mode: {default: quick, choices: [quick, full]}\n"
+                       "steps:\n  - id: w\n    check: wait\n    args: {duration: 1 s}\n    when: mode == full\n")
     err = _one(errors, "undefined parameter 'full'")
     assert (err.line, err.column) == (8, 19)
     assert "quote it: 'full'" in err.hint
@@ -55,9 +59,18 @@ def test_a_library_steps_missing_role_points_at_the_library(tmp_path):
 
 
 def test_a_set_value_outside_the_choices_gets_did_you_mean(tmp_path):
-    plan = tmp_path / "p.yaml"
-    plan.write_text("name: p\nparameters:\n  mode: {default: quick, choices: [quick, full]}\nsteps:\n"
-                    "  - {id: w, check: wait, args: {duration: 1 s}}\n", encoding="utf-8")
-    _, errors = check_plan(plan, parse_overrides(["mode=ful"]))
+    _, errors = _check(tmp_path, "name: p\nparameters:\n  mode: {default: quick, choices: [quick, full]}\n"
+                       "steps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n", parse_overrides(["mode=ful"]))
     assert [e.message for e in errors] == [
         "--set mode=ful: parameter mode: 'ful' is not one of quick, full; did you mean 'full'?"]
+
+
+def test_a_bare_number_against_a_quantity_is_said_in_our_words(tmp_path):
+    plan, errors = _check(tmp_path, "name: p\nparameters:\n  ambient: 25 degC\n  hot: ${ambient > 25}\n"
+                          "steps:\n  - id: w\n    check: wait\n    args: {duration: 1 s}\n    when: ambient >= 25\n")
+    assert [e.format() for e in errors] == [  # was: "… >= 25: Cannot compare PlainQuantity and <class 'int'>"
+        f"{plan}:4:20: cannot compare 25 degC > 25: 25 is a bare number and 25 degC is a temperature\n"
+        "  hint: give the number a unit, e.g. 25 degC",
+        f"{plan}:9:22: cannot compare 25 degC >= 25: 25 is a bare number and 25 degC is a temperature\n"
+        "  hint: give the number a unit, e.g. 25 degC",
+    ]
