@@ -287,18 +287,17 @@ def evaluate(node: Node, env: dict[str, Any]) -> Any:
     if op in ("str", "bool"):
         return node.args[0]
     if op == "not":
-        return not _truth(evaluate(node.args[0], env))
-    if op == "and":
-        return _truth(evaluate(node.args[0], env)) and _truth(evaluate(node.args[1], env))
-    if op == "or":
-        return _truth(evaluate(node.args[0], env)) or _truth(evaluate(node.args[1], env))
+        return not _condition(node.args[0], env, op)
+    if op in ("and", "or"):  # both sides, always: a mistake on either side is found at validation
+        left, right = _condition(node.args[0], env, op), _condition(node.args[1], env, op)
+        return (left and right) if op == "and" else (left or right)
     if op == "neg":
         v = evaluate(node.args[0], env)
         if isinstance(v, Quantity):
             return Quantity(-v.magnitude, v.unit, v.delta)
         if isinstance(v, int | float) and not isinstance(v, bool):
             return -v
-        raise ExpressionError(f"cannot negate {_show(v)}: it is {kind_of(v)}", column=node.offset,
+        raise ExpressionError(f"cannot negate {show_value(v)}: it is {kind_of(v)}", column=node.offset,
                               hint="only numbers and quantities take a sign")
     if op in ("==", "!="):
         for side in node.args:
@@ -326,10 +325,22 @@ def _finite(value: Any, offset: int, what: str) -> Any:
     return value
 
 
-def _truth(v: Any) -> bool:
-    if isinstance(v, Quantity):
-        return v.magnitude != 0
-    return bool(v)
+def _condition(node: Node, env: dict[str, Any], op: str) -> bool:
+    """An operand of ``and``, ``or``, ``not``: true or false, never a number or text read by
+    its truthiness (``not lane_count``)."""
+    value = evaluate(node, env)
+    if not isinstance(value, bool):
+        raise NotACondition(f"{op!r} takes true or false, but {show_value(value)} is {kind_of(value)}",
+                            column=node.offset, hint=CONDITION_HINT)
+    return value
+
+
+class NotACondition(ExpressionError):
+    """A number or text where ``and``, ``or``, ``not`` (or ``when:``) want true or false."""
+
+
+#: what to write where a condition is wanted
+CONDITION_HINT = "write a condition: a comparison (lane_count > 2, mode == 'full') or true/false"
 
 
 def _has_unit(v: Any) -> bool:
@@ -346,23 +357,23 @@ def _same_kind(op: str, left: Any, right: Any, node: Node) -> None:
     PlainQuantity and <class 'int'>"), ``vin == 5 A`` is refused, not silently false, and a
     condition is no number (``true + 1``)."""
     verb = "compute" if op in ("+", "-", "*", "/") else "compare"
-    what = f"cannot {verb} {_show(left)} {op} {_show(right)}"
+    what = f"cannot {verb} {show_value(left)} {op} {show_value(right)}"
     for i, (v, other) in enumerate(((left, right), (right, left))):
         side = node.args[i]
         column = side.offset if side.op in ("num", "bool", "neg") else node.offset
         if isinstance(v, bool) and not isinstance(other, bool | str):
-            raise ExpressionError(f"{what}: {_show(v)} is a condition and {_show(other)} is {kind_of(other)}",
+            raise ExpressionError(f"{what}: {show_value(v)} is a condition and {show_value(other)} is {kind_of(other)}",
                                   column=column, hint="a condition is used on its own (when: quick) or with "
                                   "and, or, not; compare quantities with quantities (vin > 4.5 V)")
         if op not in ("*", "/") and _has_unit(other) and _bare_number(v):
             if isinstance(v, Quantity):
-                raise ExpressionError(f"{what}: {_show(v)} is a ratio and {_show(other)} is {kind_of(other)}",
+                raise ExpressionError(f"{what}: {show_value(v)} is a ratio and {show_value(other)} is {kind_of(other)}",
                                       column=column, hint=f"{verb} values of the same kind of unit")
-            raise ExpressionError(f"{what}: {_show(v)} is a bare number and {_show(other)} is {kind_of(other)}",
+            raise ExpressionError(f"{what}: {show_value(v)} is a bare number and {show_value(other)} is {kind_of(other)}",
                                   column=column, hint=f"give the number a unit, e.g. {v:g} {display_symbol(other.unit)}")
     if verb == "compare" and _has_unit(left) and _has_unit(right) \
             and left.pint().dimensionality != right.pint().dimensionality:
-        raise ExpressionError(f"{what}: {_show(left)} is {kind_of(left)} and {_show(right)} is {kind_of(right)}",
+        raise ExpressionError(f"{what}: {show_value(left)} is {kind_of(left)} and {show_value(right)} is {kind_of(right)}",
                               column=node.offset, hint="both sides of a comparison need the same kind of unit")
 
 
@@ -396,7 +407,7 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
             return ops[op](str(left), str(right))
         if op == "+" and isinstance(left, str) and isinstance(right, str):
             return left + right
-        raise ExpressionError(f"cannot apply {op!r} to text {left!r} and {_show(right)}", column=offset,
+        raise ExpressionError(f"cannot apply {op!r} to text {left!r} and {show_value(right)}", column=offset,
                               hint="text is compared with == or != only, and joined with +")
     if op in ("+", "-"):
         left, right = _temperature_offsets(op, left, right)
@@ -407,7 +418,7 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
             raise ExpressionError("division by zero", column=offset) from None
         except Exception as err:
             raise ExpressionError(
-                f"cannot compute {_show(left)} {op} {_show(right)}: {_pint_reason(err, left, right)}",
+                f"cannot compute {show_value(left)} {op} {show_value(right)}: {_pint_reason(err, left, right)}",
                 column=offset,
                 hint="both sides of + - and comparisons need the same dimension; "
                 "write temperature differences as e.g. 5 delta_degC",
@@ -418,15 +429,15 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
             value = from_pint(result)
         except UnitError as err:
             raise ExpressionError(err.message, column=offset, hint=err.hint) from None
-        return _finite(value, offset, f"{_show(left)} {op} {_show(right)}")
+        return _finite(value, offset, f"{show_value(left)} {op} {show_value(right)}")
     try:
-        return _finite(ops[op](left, right), offset, f"{_show(left)} {op} {_show(right)}")
+        return _finite(ops[op](left, right), offset, f"{show_value(left)} {op} {show_value(right)}")
     except ZeroDivisionError:
         raise ExpressionError("division by zero", column=offset) from None
     except OverflowError:
-        return _finite(math.inf, offset, f"{_show(left)} {op} {_show(right)}")
+        return _finite(math.inf, offset, f"{show_value(left)} {op} {show_value(right)}")
     except TypeError:
-        raise ExpressionError(f"cannot compute {_show(left)} {op} {_show(right)}", column=offset) from None
+        raise ExpressionError(f"cannot compute {show_value(left)} {op} {show_value(right)}", column=offset) from None
 
 
 def _is_scale_temperature(v: Any) -> bool:
@@ -451,7 +462,8 @@ def _temperature_offsets(op: str, left: Any, right: Any) -> tuple[Any, Any]:
     return left, right
 
 
-def _show(v: Any) -> str:
+def show_value(v: Any) -> str:
+    """A value as a plan writes it: ``5 V``, ``'fast'``, ``true``."""
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v) if isinstance(v, Quantity) else repr(v)
@@ -526,6 +538,6 @@ def _eval_at(body: str, offset: int, env: dict[str, Any]) -> Any:
     try:
         return evaluate_text(body, env)
     except ExpressionError as err:
-        raise ExpressionError(
+        raise type(err)(
             err.message, column=offset + (err.column or 0), hint=err.hint
         ) from None

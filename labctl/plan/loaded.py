@@ -22,7 +22,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from labctl.errors import ExpressionError, LabctlError, PlanError, UnitError, ValidationErrors
-from labctl.plan.expr import Template, names, parse
+from labctl.plan.expr import (
+    CONDITION_HINT,
+    NotACondition,
+    Template,
+    kind_of,
+    names,
+    parse,
+    show_value,
+)
 from labctl.plan.limits import ResolvedLimit, resolve
 from labctl.plan.model import Expr, Limit, Plan, Step, plain_key
 from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
@@ -272,13 +280,26 @@ class LoadedPlan:
             return True
         text, offset = _when_text(step.when)
         path = (*self.step_path(step), "when")
+        env = self.env(corner)
         try:
+            if text.lower() in _YAML11_WORDS and text not in env:
+                raise ExpressionError(f"step {step.id!r}: when: {text} is not true or false", column=2,
+                                      hint="only true and false are booleans (YAML 1.2): write when: true or when: false")
             template = Template(f"${{{text}}}")
-            _refuse_broken(template, self.env(corner), lambda: self.pos(path))
-            return bool(_truthy(template.render(self.env(corner))))
+            _refuse_broken(template, env, lambda: self.pos(path))
+            value = template.render(env)
         except ExpressionError as err:
             err.column = (err.column or 0) - 2 + offset
-            raise self._expr_error(err, path, self.env(corner)) from None
+            if isinstance(err, NotACondition):
+                err.message = f"step {step.id!r}: when: {err.message}"
+            raise self._expr_error(err, path, env) from None
+        if not isinstance(value, bool):  # a number or text is no condition (it was read by its truthiness)
+            shown = show_value(value)
+            what = kind_of(value) + ("" if shown == text else f" ({shown})")
+            base = self.pos(path)
+            raise located(base.shifted(offset) if base else None,
+                          f"step {step.id!r}: when: {text} is {what}, not true or false", CONDITION_HINT, ExpressionError)
+        return value
 
     def resolve_limits(
         self, step: Step, corner: Corner | None = None, args: Any = None
@@ -495,10 +516,8 @@ def _when_text(text: str) -> tuple[str, int]:
     return stripped, lead
 
 
-def _truthy(v: Any) -> bool:
-    if isinstance(v, Quantity):
-        return v.magnitude != 0
-    return bool(v)
+#: YAML 1.1's booleans, words in a plan (YAML 1.2): ``when: yes`` is no parameter but a mistake
+_YAML11_WORDS = ("yes", "no", "on", "off", "y", "n")
 
 
 def _targets_for_single(limit: Limit, measures: dict[str, Any]) -> list[str]:

@@ -25,7 +25,8 @@ from pydantic import (
     model_validator,
 )
 
-from labctl.errors import LabctlError
+from labctl.errors import LabctlError, PlanError
+from labctl.plan.expr import CONDITION_HINT, kind_of, show_value
 from labctl.plan.types import labctl_error
 from labctl.units import Quantity, parse_quantity, parse_tolerance
 
@@ -227,10 +228,19 @@ class Step(_Strict):
 
     @field_validator("when", mode="before")
     @classmethod
-    def _when(cls, v: Any) -> Any:
+    def _when(cls, v: Any, info: ValidationInfo) -> Any:
         """``when: true`` / ``when: false``: YAML reads them as booleans; they are the
-        expression language's ``true`` and ``false``."""
-        return ("true" if v else "false") if isinstance(v, bool) else v
+        expression language's ``true`` and ``false``. Any other value that is not text
+        (``when: 3``) is no condition."""
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if v is None or isinstance(v, str):
+            return v
+        step = info.data.get("id")
+        what = f"holds {'a list' if isinstance(v, list) else 'a mapping'}" if isinstance(v, list | dict) \
+            else f"{show_value(v)} is {kind_of(v)}"
+        raise labctl_error(PlanError(f"{f'step {step!r}: ' if step else ''}when: {what}, not true or false",
+                                     hint=CONDITION_HINT))
 
     @field_validator("tags")
     @classmethod

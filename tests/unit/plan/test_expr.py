@@ -69,6 +69,12 @@ def test_comparisons_and_logic():
         ("lanes / 0", "division by zero", 6),
         ("pattern * 2", "cannot apply '*' to text 'PRBS31' and 2", 8),
         ("", "empty expression", 0),
+        # and, or, not take true or false: each was read by its truthiness
+        ("not lanes", "'not' takes true or false, but 8 is a number", 4),
+        ("quick or pattern", "'or' takes true or false, but 'PRBS31' is text", 9),
+        ("vin and true", "'and' takes true or false, but 12 V is a voltage", 0),
+        # both sides are evaluated: a mistake behind a false is found at validation
+        ("quick and lanez > 2", "undefined parameter 'lanez'", 10),
     ],
 )
 def test_errors_say_what_and_where(text, message, column):
@@ -126,3 +132,4 @@ def test_mixed_kinds_are_said_in_our_words_with_a_hint(text, message, column, hi
     assert e.value.column == column
     assert e.value.hint and (hint is None or e.value.hint == hint)
     assert "PlainQuantity" not in e.value.message and "class" not in e.value.message
+

@@ -74,3 +74,22 @@ def test_a_bare_number_against_a_quantity_is_said_in_our_words(tmp_path):
         f"{plan}:9:22: cannot compare 25 degC >= 25: 25 is a bare number and 25 degC is a temperature\n"
         "  hint: give the number a unit, e.g. 25 degC",
     ]
+
+
+def test_when_takes_true_or_false_only(tmp_path):
+    steps = {"a": "3", "b": "lane_count", "c": "mode", "d": "\"'fast'\"", "e": "not lane_count", "f": "yes",
+             "g": "[x]", "h": "${lane_count * 2}", "i": "true", "j": "lane_count > 2 and mode == 'fast'"}
+    plan, errors = _check(tmp_path, "name: p\nparameters: {lane_count: 4, mode: fast}\nsteps:\n" + "".join(
+        f"  - id: {sid}\n    check: wait\n    args: {{duration: 1 s}}\n    when: {when}\n" for sid, when in steps.items()))
+    hint = "  hint: write a condition: a comparison (lane_count > 2, mode == 'full') or true/false"
+    assert [e.format() for e in errors] == [  # each was taken by its truthiness (or refused as "expected text")
+        f"{plan}:7:11: step 'a': when: 3 is a number, not true or false\n{hint}",
+        f"{plan}:11:11: step 'b': when: lane_count is a number (4), not true or false\n{hint}",
+        f"{plan}:15:11: step 'c': when: mode is text ('fast'), not true or false\n{hint}",
+        f"{plan}:19:12: step 'd': when: 'fast' is text, not true or false\n{hint}",
+        f"{plan}:23:15: step 'e': when: 'not' takes true or false, but 4 is a number\n{hint}",
+        f"{plan}:27:11: step 'f': when: yes is not true or false\n"
+        "  hint: only true and false are booleans (YAML 1.2): write when: true or when: false",
+        f"{plan}:31:11: step 'g': when: holds a list, not true or false\n{hint}",
+        f"{plan}:35:13: step 'h': when: lane_count * 2 is a number (8), not true or false\n{hint}",
+    ]
