@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,6 +208,7 @@ def _splice(
             res.errors.extend(pydantic_errors(err, src, prefix=here, model=Include, what="include"))
             continue
         pos = src.value((*here, "include")) or src.value(here)
+        prefix = _checked_prefix(inc.prefix, src, here, res)
         res.includes += 1
         if res.includes > MAX_INCLUDES:
             res.stopped = True
@@ -265,7 +267,25 @@ def _splice(
         for k, role in enumerate(lib.requires):
             res.lib_requires.append((role, functools.partial(lib_map.value, ("requires", k))))
         _splice(lib_data["steps"], lib_map, ("steps",), res, dst_prefix, out, target, shown,
-                [*stack, target], lib_params, lib_param_pos, id_prefix + inc.prefix)
+                [*stack, target], lib_params, lib_param_pos, id_prefix + prefix)
+
+
+def _checked_prefix(prefix: str, src: SourceMap, here: tuple[Any, ...], res: IncludeResult) -> str:
+    """The include's ``prefix:``; one that cannot start a step id is reported once, at itself,
+    and the library's steps are checked with a stand-in (bad characters as ``_``), not
+    reported again for each id it would have spoiled."""
+    from labctl.plan.model import ID_PATTERN
+
+    if not prefix or re.match(ID_PATTERN, prefix):
+        return prefix
+    usable = re.sub(r"[^A-Za-z0-9_.-]", "_", prefix)
+    usable = usable if re.match(r"[A-Za-z_]", usable) else "_" + usable
+    res.errors.append(_at(src.value((*here, "prefix")) or src.value(here),
+                          f"prefix {prefix!r} cannot start a step id (letters, digits, _ . -; starting "
+                          "with a letter or _)",
+                          "the prefix goes before each included step's id (prefix: second_ makes "
+                          f"second_power_on); e.g. prefix: {usable}"))
+    return usable
 
 
 def _rel(p: Path, root: Path) -> str:

@@ -366,4 +366,5 @@ class Include(_Strict):
     """``- include: lib/power-up.yaml`` inside setup/steps/teardown."""
 
     include: str = Field(description="path relative to the including file")
-    prefix: str = Field("", description="prefix added to the included steps' ids")
+    prefix: str = Field("", description="prefix added to the included steps' ids",
+                        json_schema_extra={"pattern": r"^([A-Za-z_][A-Za-z0-9_.-]*)?$"})

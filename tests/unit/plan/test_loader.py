@@ -241,6 +241,32 @@ def test_including_a_library_twice_without_prefix_is_a_duplicate(tmp_path):
     assert "prefix:" in errors[0].hint
 
 
+def test_a_bad_include_prefix_is_said_once_at_the_prefix(tmp_path):
+    """It was said once per library step, at each step's id in the library."""
+    write(tmp_path, "lib/two.yaml", """\
+        steps:
+          - {id: a, check: wait, args: {duration: 1 s}}
+          - {id: b, check: waitt, args: {duration: 1 s}}
+        """)
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        steps:
+          - include: lib/two.yaml
+            prefix: "bad prefix "
+          - include: lib/two.yaml
+            prefix: 2nd_
+        """)
+    _, errors = check_plan(plan)
+    assert [(Path(e.file).name, e.line, e.column, e.message) for e in errors] == [
+        # the library's steps are still checked (its mistake said once)
+        ("two.yaml", 3, 20, "unknown check 'waitt'; did you mean 'wait'?"),
+        ("p.yaml", 4, 13, "prefix 'bad prefix ' cannot start a step id (letters, digits, _ . -; starting with a "
+                          "letter or _)"),
+        ("p.yaml", 6, 13, "prefix '2nd_' cannot start a step id (letters, digits, _ . -; starting with a letter or _)"),
+    ]
+    assert errors[1].hint.endswith("e.g. prefix: bad_prefix_") and errors[2].hint.endswith("e.g. prefix: _2nd_")
+
+
 def test_step_library_checks_on_its_own(tmp_path):
     lib = write(tmp_path, "lib/l.yaml", "parameters: {t: 2 s}\nsteps:\n  - id: w\n    check: wait\n    args: {duration: '${t}'}\n")
     loaded, errors = check_library(lib)
