@@ -32,6 +32,7 @@ from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, RequiredAt, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
+from labctl.plan.partialargs import measurable_args
 from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
 from labctl.resources import resolve_data_path
 from labctl.units import Quantity, looks_like_quantity, parse_quantity
@@ -551,16 +552,17 @@ class _Context(StationChecks):
             for c in corners:
                 args = self._collect(loaded.resolve_args, step, c)
                 if args is None:
+                    # the arguments are broken: the limits are still checked against what the
+                    # check measures, when the arguments that are right say it
+                    partial = measurable_args(loaded, step, c, spec) if step.limits else None
+                    if partial is not None:
+                        self._collect(loaded.resolve_limits, step, c, partial)
                     break
                 if self._collect(loaded.resolve_limits, step, c, args) is None and step.limits:
                     break
             if args is not None:
                 self._check_roles(loaded, step, spec, args)
                 self._timeout_vs_estimate(loaded, step, args, timeout)
-            elif step.limits and _fixed_measures(spec.args):
-                # the arguments are broken, but the limits can still be checked against the
-                # check's fixed measurements
-                self._collect(loaded.resolve_limits, step, corners[0], spec.args.model_construct())
 
     def _timeout_vs_estimate(self, loaded: LoadedPlan, step: Step, args: Any, timeout: float | None) -> None:
         """A step timeout shorter than what the check needs to do its job is a warning."""
@@ -597,12 +599,6 @@ def _requires_hint(missing: list[str], pos: Pos | None, plan_path: str) -> str:
     if pos is not None and pos.file != plan_path:  # the step comes from a step library
         return f"add {roles} to requires: at the top of {pos.file} (the step library), or of the plan"
     return f"add {roles} to requires: at the top of the plan"
-
-
-def _fixed_measures(model: Any) -> bool:
-    from labctl.checks.registry import CheckArgs
-
-    return bool(model.MEASURES) and model.measurements is CheckArgs.measurements
 
 
 __all__ = ["Corner", "LoadedPlan", "check_library", "check_plan", "is_step_library", "load_plan", "parse_overrides"]
