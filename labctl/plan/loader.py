@@ -27,6 +27,7 @@ from labctl.errors import (
 )
 from labctl.gcpause import gc_paused
 from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
+from labctl.plan.corneruse import once_step_errors, swept_parameters
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
@@ -528,9 +529,12 @@ class _Context(StationChecks):
     def check_steps(self, loaded: LoadedPlan) -> None:
         from labctl.checks.registry import all_checks, get_check
 
+        swept = swept_parameters(loaded)
         for group, step in loaded.plan.all_steps():
             sp = loaded.step_path(step)
             runs_per_corner = group == "steps" and step.per_corner and bool(loaded.corners)
+            if group == "steps" and not step.per_corner:
+                self.errors.extend(once_step_errors(loaded, step, swept))
             corners: list[Corner | None] = list(loaded.corners) if runs_per_corner else [None]
             # what does not depend on the check: when:, timeout:
             if step.when is not None:

@@ -93,3 +93,38 @@ def test_when_takes_true_or_false_only(tmp_path):
         f"{plan}:31:11: step 'g': when: holds a list, not true or false\n{hint}",
         f"{plan}:35:13: step 'h': when: lane_count * 2 is a number (8), not true or false\n{hint}",
     ]
+
+
+def test_a_step_run_once_that_uses_a_swept_parameter_is_refused(tmp_path):
+    """It silently got the parameter's default at every run, and its limits with it."""
+    plan, errors = _check(tmp_path, """\
+name: p
+requires: [psu]
+parameters: {vin: 5 V, vlow: "${vin * 0.9}", ambient: 25 degC}
+corners: {vin: [4.5 V, 5.5 V], ambient: [0 degC, 45 degC]}
+setup:
+  - {id: start, check: power.on, args: {voltage: "${vin}", current_limit: 5 A}}
+steps:
+  - id: on
+    check: power.on
+    per_corner: false
+    args: {voltage: 5 V, current_limit: 5 A}
+    limits:
+      input_voltage: {nominal: "${vlow}", tol: 2 %}
+  - id: hot
+    check: wait
+    per_corner: false
+    args: {duration: 1 s}
+    when: ambient > 20 degC
+  - {id: each, check: set, args: {target: psu.ch1.voltage, value: "${vin}"}}
+""")
+    assert [e.format() for e in errors] == [
+        f"{plan}:13:35: step 'on' runs once (per_corner: false) but uses vlow, which is computed from the corner "
+        "axis vin: it would get 4.5 V (from vin = 5 V), not a corner's value\n"
+        "  hint: remove per_corner: false to run it at every corner, or use a parameter that no axis changes "
+        "(e.g. vin_nominal: 5 V)",
+        f"{plan}:18:11: step 'hot' runs once (per_corner: false) but uses ambient, which is also a corner axis: "
+        "it would get the parameter's 25 degC, not a corner's value\n"
+        "  hint: remove per_corner: false to run it at every corner, or use a parameter that no axis changes "
+        "(e.g. ambient_nominal: 25 degC)",
+    ]

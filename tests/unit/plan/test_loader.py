@@ -41,7 +41,7 @@ steps:
   - id: on
     check: power.on
     per_corner: false
-    args: {voltage: "${vin}", current_limit: 6 A}
+    args: {voltage: 5 V, current_limit: 6 A}  # not ${vin}: a corner axis, and this step runs once
   - id: soak
     check: thermal.soak
     args: {setpoint: "${ambient}", hold: 1 min}
