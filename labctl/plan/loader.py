@@ -189,6 +189,8 @@ class _Context(StationChecks):
         #: parameters computed from others (``vlow: ${vin * 0.9}``), inputs first: a corner
         #: that overrides an input computes them again (LoadedPlan.env)
         self.derived: list[tuple[str, Template]] = []
+        #: a step's keys that are broken (reported), by the step's path: ``("steps", 3) -> {"args"}``
+        self.bad_fields: dict[tuple[Any, ...], set[Any]] = {}
 
     def pos(self, path: tuple[Any, ...], key: bool = False) -> Pos | None:
         p, _ = self.smap.nearest(path, key=key)
@@ -212,7 +214,7 @@ class _Context(StationChecks):
         for e in err.errors():
             self.broken.add(tuple(p for p in e["loc"][:2]))
         self.errors.extend(pydantic_errors(err, self.smap, model=Plan, what="the plan"))
-        bad_fields: dict[tuple[Any, ...], set[Any]] = {}
+        bad_fields = self.bad_fields
         for e in err.errors():
             loc = e["loc"]
             if len(loc) >= 3 and loc[0] in ("setup", "steps", "teardown") and isinstance(loc[1], int):
@@ -554,7 +556,8 @@ class _Context(StationChecks):
             # the arguments and limits, at every corner the step runs at
             args = None
             for c in corners:
-                args = self._collect(loaded.resolve_args, step, c)
+                # args: that are no mapping were reported; checked as none they only miss keys
+                args = None if "args" in self.bad_fields.get(sp, ()) else self._collect(loaded.resolve_args, step, c)
                 if args is None:
                     # the arguments are broken: the limits are still checked against what the
                     # check measures, when the arguments that are right say it

@@ -543,8 +543,10 @@ def pydantic_errors(
             container = _container(loc, what)
             msg = f"missing required key {loc[-1]!r}" + (f" in {container}" if container else "")
         else:
-            pos, _ = smap.nearest(full)
+            pos, at = smap.nearest(full)
             msg = _clean_message(e)
+            if etype in ("value_error", "assertion_error", "labctl"):
+                pos = _named_key(msg, smap, at) or pos
             words = [str(p) for p in loc if not isinstance(p, int) and p != "*"]
             field_name = words[-1] if words else what
             if field_name and etype not in ("value_error", "assertion_error", "labctl"):
@@ -565,6 +567,18 @@ def pydantic_errors(
             )
         )
     return out
+
+
+def _named_key(message: str, smap: SourceMap, at: Path_) -> Pos | None:
+    """Where the first key under ``at`` that ``message`` names is written: a rule across
+    keys (``gap_min (10 ms) is larger than gap_max``, ``nominal needs tol``) is reported at
+    the value it names first, not at the mapping (``args:``, the limit) that holds them."""
+    values = smap.values
+    for word in re.findall(r"[A-Za-z_]\w*", message):
+        pos = values.get((*at, word))
+        if pos is not None:
+            return pos
+    return None
 
 
 def _container(loc: tuple[Any, ...], what: str) -> str:
