@@ -56,10 +56,11 @@ class StationChecks:
             if "max" in bounds and "min" in bounds:
                 try:
                     if bounds["min"].pint() >= bounds["max"].pint():
-                        self.err((*base, "min"), f"interlock on {lock.signal}: min {bounds['min']} is not below max {bounds['max']}")
+                        self.err((*base, "min"), f"interlock on {lock.signal}: min {bounds['min']} is not below max {bounds['max']}",
+                                 "it trips below min and above max: min is the lower bound")
                 except Exception:
                     self.err((*base, "min"), f"interlock on {lock.signal}: min and max have different units kinds",
-                             cls=UnitError)
+                             "give both in the unit of what the signal reads", cls=UnitError)
             role = lock.signal.split(".")[0] if "." in lock.signal else None
             if role and loaded.plan.requires and role not in loaded.plan.requires:
                 self.err((*base, "signal"), f"interlock signal {lock.signal} uses role {role!r}, not listed in requires:",
@@ -70,7 +71,7 @@ class StationChecks:
             v = loaded.render(str(value), path, env) if isinstance(value, Expr) else value
             q = parse_quantity(v, "time", what=path[-1])
             if q.magnitude <= 0:
-                self.err(path, f"{path[-1]} must be positive")
+                self.err(path, f"{path[-1]} must be positive", f"e.g. {path[-1]}: 500 ms")
         except UnitError as err:
             self.err(path, err.message, err.hint, cls=UnitError)
         except LabctlError as err:

@@ -354,7 +354,7 @@ class _Context(StationChecks):
                         self.errors.append(UsageError(f"--set {name}={overrides.get(name)}: {msg}",
                                                       file=self.display))
                     else:
-                        self.err(where, msg)
+                        self.err(where, msg, "make the default one of the choices, or add it to choices:")
         return self._resolve_templates(values, default_path)
 
     def _override_value(self, name: str, text: str) -> Any:
@@ -454,7 +454,9 @@ class _Context(StationChecks):
             old = params.get(str(axis))
             if isinstance(old, Quantity) and kind and kind != old.dimension:
                 self.err(("corners", axis), f"corner axis {axis} overrides parameter {axis} ({old}) with "
-                         f"values of another kind ({kind.replace('_', ' ')})", key=True, cls=UnitError)
+                         f"values of another kind ({kind.replace('_', ' ')})",
+                         f"give the axis values of the parameter's kind (e.g. {old}), or another name",
+                         key=True, cls=UnitError)
             axes[str(axis)] = converted
         order = list(axes)
         given = data.get("corner_order")
@@ -470,7 +472,8 @@ class _Context(StationChecks):
                 self.err(("corner_order",), f"corner_order does not list {', '.join(missing)}",
                          "list every axis once, slowest-changing first", key=True)
             if len(set(given)) != len(given):
-                self.err(("corner_order",), "corner_order lists an axis twice", key=True)
+                self.err(("corner_order",), "corner_order lists an axis twice",
+                         "list every axis once, slowest-changing first", key=True)
             order = [a for a in given if a in axes] + [a for a in axes if a not in given]
             order = list(dict.fromkeys(order))
         return axes, order

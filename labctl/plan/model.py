@@ -12,6 +12,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -136,34 +137,43 @@ class Limit(_Strict):
         has_nominal = self.nominal is not None or self.tol is not None
         exact = self.equals is not None or self.regex is not None
         if self.nominal is not None and self.tol is None:
-            raise ValueError("nominal needs tol (e.g. tol: 3 % or tol: ±25 mV)")
+            _refuse("nominal needs tol (e.g. tol: 3 % or tol: ±25 mV)",
+                    "add tol: beside nominal: relative (3 %) or absolute (±25 mV)")
         if self.tol is not None and self.nominal is None:
-            raise ValueError("tol needs nominal")
+            _refuse("tol needs nominal", "add nominal: (the value tol is around), or bound it with min:/max:")
         if has_window and has_nominal:
-            raise ValueError("give either min/max or nominal + tol, not both")
+            _refuse("give either min/max or nominal + tol, not both", "keep one of the two forms")
         if exact and (has_window or has_nominal):
-            raise ValueError("equals/regex cannot be combined with min/max or nominal/tol")
+            _refuse("equals/regex cannot be combined with min/max or nominal/tol",
+                    "judge exact values with equals or regex alone, ranges with min/max or nominal + tol")
         if self.equals is not None and self.regex is not None:
-            raise ValueError("give equals or regex, not both")
+            _refuse("give equals or regex, not both", "keep one of them")
         if not (exact or has_window or has_nominal):
-            raise ValueError("a limit needs min, max, nominal + tol, equals or regex")
+            _refuse("a limit needs min, max, nominal + tol, equals or regex",
+                    "e.g. {max: 5 A} or {nominal: 0.75 V, tol: 3 %}")
         if self.marginal is not None and exact:
-            raise ValueError("marginal applies to min/max or nominal/tol limits only")
+            _refuse("marginal applies to min/max or nominal/tol limits only",
+                    "remove marginal: from an equals or regex limit")
         if self.regex is not None:
             try:
                 re.compile(self.regex)
             except re.error as err:
-                raise ValueError(f"regex is not valid: {err}") from None
+                _refuse(f"regex is not valid: {err}", "write a Python regular expression; quote it in single quotes")
         if isinstance(self.min, Quantity) and isinstance(self.max, Quantity):
-            try:
+            try:  # (different dimensions are reported against the measurement later)
                 same = self.min.delta == self.max.delta and self.min.dimension == self.max.dimension
-                if same and self.min.base > self.max.base:  # cached factors: no pint per limit
-                    raise ValueError(f"min ({self.min}) is above max ({self.max})")
-            except ValueError:
-                raise
+                above = same and self.min.base > self.max.base  # cached factors: no pint per limit
             except Exception:
-                pass  # different dimensions: reported against the measurement later
+                above = False
+            if above:
+                _refuse(f"min ({self.min}) is above max ({self.max})",
+                        "min is the lowest passing value and max the highest: swap them")
         return self
+
+
+def _refuse(message: str, hint: str) -> None:
+    """A rule of the plan language is broken: said at the value, with what to write."""
+    raise labctl_error(PlanError(message, hint=hint))
 
 
 def _limits_shape(value: Any) -> Any:
@@ -194,6 +204,13 @@ def _shared_limits(value: Any, handler: ValidatorFunctionWrapHandler, info: Vali
 Limits = Annotated[dict[str, Limit], BeforeValidator(_limits_shape), WrapValidator(_shared_limits)]
 
 
+def _tag(tag: str) -> str:
+    """A tag is a word (reported at the tag itself)."""
+    if not re.match(r"^[\w.-]+$", tag):
+        _refuse(f"tag {tag!r} may only hold letters, digits, _ . -", "e.g. tags: [power, thermal]")
+    return tag
+
+
 class Step(_Strict):
     """One step: a check with its arguments and limits."""
 
@@ -211,7 +228,7 @@ class Step(_Strict):
         "continue", description="after a failure: continue with the next step, or stop (teardown runs)"
     )
     when: str | None = Field(None, description="condition, e.g. ambient >= 25 degC and not quick")
-    tags: list[str] = Field(default_factory=list)
+    tags: list[Annotated[str, AfterValidator(_tag)]] = Field(default_factory=list)
     per_corner: bool = Field(
         True, description="false: run once, not once per corner (steps: group only)"
     )
@@ -242,14 +259,6 @@ class Step(_Strict):
         raise labctl_error(PlanError(f"{f'step {step!r}: ' if step else ''}when: {what}, not true or false",
                                      hint=CONDITION_HINT))
 
-    @field_validator("tags")
-    @classmethod
-    def _tags(cls, v: list[str]) -> list[str]:
-        for t in v:
-            if not re.match(r"^[\w.-]+$", t):
-                raise ValueError(f"tag {t!r} may only hold letters, digits, _ . -")
-        return v
-
     @property
     def single_limit(self) -> Limit | None:
         """The limit written without a measurement name (applies to every measurement)."""
@@ -274,7 +283,7 @@ class Interlock(_Strict):
     @model_validator(mode="after")
     def _bound(self) -> Interlock:
         if self.max is None and self.min is None:
-            raise ValueError(f"interlock on {self.signal} needs max or min")
+            _refuse(f"interlock on {self.signal} needs max or min", "add max: (it trips above) or min: (below)")
         return self
 
 
@@ -335,7 +344,7 @@ class Plan(_Strict):
     def _non_empty(cls, v: dict[str, list[Any]]) -> dict[str, list[Any]]:
         for name, values in v.items():
             if not values:
-                raise ValueError(f"corner axis {name!r} has no values")
+                _refuse(f"corner axis {name!r} has no values", f"list its values, e.g. {name}: [0 degC, 25 degC]")
         return v
 
     @field_validator("requires")
@@ -343,7 +352,8 @@ class Plan(_Strict):
     def _roles(cls, v: list[str]) -> list[str]:
         for role in v:
             if not re.match(r"^[A-Za-z_][\w-]*$", role):
-                raise ValueError(f"role {role!r} must be a word, e.g. psu, dmm, chamber")
+                _refuse(f"role {role!r} must be a word, e.g. psu, dmm, chamber",
+                        "letters, digits, _ and -, starting with a letter or _")
         return v
 
     def all_steps(self) -> list[tuple[str, Step]]:

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from labctl.errors import LabctlError, PlanError
 from labctl.plan.bounds import InputLimits
+from labctl.plan.wording import explain
 
 Path_ = tuple[Any, ...]
 
@@ -542,9 +543,10 @@ def pydantic_errors(
             pos, found = smap.nearest(full[:-1], key=True)
             container = _container(loc, what)
             msg = f"missing required key {loc[-1]!r}" + (f" in {container}" if container else "")
+            hint = hint or f"add {loc[-1]}: " + (f"to {container}" if container else "")
         else:
             pos, at = smap.nearest(full)
-            msg = _clean_message(e)
+            msg, wanted = explain(e)
             if etype in ("value_error", "assertion_error", "labctl"):
                 pos = _named_key(msg, smap, at) or pos
             words = [str(p) for p in loc if not isinstance(p, int) and p != "*"]
@@ -553,6 +555,7 @@ def pydantic_errors(
                 msg = f"{field_name}: {msg}"
             elif etype == "labctl" and ctx.get("prefix_field") and field_name:
                 msg = f"{field_name}: {msg}"
+            hint = hint or wanted
         key_ = (pos, msg)
         if key_ in seen:
             continue
@@ -595,54 +598,3 @@ def _is_union_tag(part: Any) -> bool:
         "[" in part or part in ("str", "int", "float", "bool", "list", "dict", "none", "Quantity")
         or part.startswith("function-")
     )
-
-
-_TYPE_WORDS = {
-    "string_type": "expected text",
-    "int_type": "expected a whole number",
-    "int_parsing": "expected a whole number",
-    "int_from_float": "expected a whole number",
-    "float_type": "expected a number",
-    "float_parsing": "expected a number",
-    "bool_type": "expected true or false",
-    "bool_parsing": "expected true or false",
-    "list_type": "expected a list (- item lines or [a, b])",
-    "dict_type": "expected a mapping (key: value lines)",
-    "model_type": "expected a mapping (key: value lines)",
-    "model_attributes_type": "expected a mapping (key: value lines)",
-}
-
-
-def _clean_message(e: dict[str, Any]) -> str:
-    etype = e["type"]
-    if etype == "literal_error":
-        expected = (e.get("ctx") or {}).get("expected", "")
-        got = e.get("input")
-        close = suggest(str(got), re.findall(r"'([^']*)'", expected)) if isinstance(got, str) else None
-        return f"expected {expected}, got {got!r}" + (f"; did you mean {close!r}?" if close else "")
-    ctx = e.get("ctx") or {}
-    got = e.get("input")
-    bounds = {"greater_than_equal": ("≥", "ge"), "greater_than": (">", "gt"),
-              "less_than_equal": ("≤", "le"), "less_than": ("<", "lt")}
-    if etype in bounds:
-        sym, key = bounds[etype]
-        return f"must be {sym} {ctx.get(key)}, got {got!r}"
-    if etype == "too_short":
-        return f"needs at least {ctx.get('min_length')} item(s), got {ctx.get('actual_length')}"
-    if etype == "too_long":
-        return f"takes at most {ctx.get('max_length')} item(s), got {ctx.get('actual_length')}"
-    if etype == "string_pattern_mismatch":
-        return f"{got!r} is not a valid name (letters, digits, _ . -; starting with a letter or _)"
-    if etype in _TYPE_WORDS:
-        got = e.get("input")
-        shown = repr(got) if not isinstance(got, dict | list) else type(got).__name__
-        if isinstance(got, dict):
-            shown = "a mapping"
-        elif isinstance(got, list):
-            shown = "a list"
-        return f"{_TYPE_WORDS[etype]}, got {shown}"
-    msg = str(e["msg"])
-    for prefix in ("Value error, ", "Assertion failed, "):
-        if msg.startswith(prefix):
-            msg = msg[len(prefix) :]
-    return msg

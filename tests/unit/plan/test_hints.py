@@ -128,3 +128,43 @@ steps:
         "  hint: remove per_corner: false to run it at every corner, or use a parameter that no axis changes "
         "(e.g. ambient_nominal: 25 degC)",
     ]
+
+
+def test_shape_errors_say_what_to_write(tmp_path):
+    """Each was a message without a hint."""
+    plan, errors = _check(tmp_path, """\
+name: p
+requires: [psu, daq]
+parameters:
+  mode: {default: fastt, choices: [fast, full]}
+corners: {ambient: [0 degC, 25 degC]}
+corner_order: [ambient, ambient]
+safety:
+  poll_interval: 0 s
+  interlocks:
+    - {signal: psu.ch1.voltage, min: 6 V, max: 5 V}
+steps:
+  - id: rails
+    check: power.rails
+    args: {rails: VDD_CORE, via: scope, samples: lots}
+    retries: -1
+    tags: [power, a b]
+    limits: {nominal: 0.75 V}
+""")
+    hints = {e.message: e.hint for e in errors}
+    assert hints == {
+        "parameter mode: 'fastt' is not one of fast, full; did you mean 'fast'?":
+            "make the default one of the choices, or add it to choices:",
+        "corner_order lists an axis twice": "list every axis once, slowest-changing first",
+        "poll_interval must be positive": "e.g. poll_interval: 500 ms",
+        "interlock on psu.ch1.voltage: min 6 V is not below max 5 V":
+            "it trips below min and above max: min is the lower bound",
+        "rails: expected a list (- item lines or [a, b]), got 'VDD_CORE'": "write a list: [VDD_CORE]",
+        "via: expected 'dmm', 'daq' or 'dut', got 'scope'": "write one of 'dmm', 'daq' or 'dut'",
+        "samples: expected a whole number, got 'lots'": "write a whole number, without quotes or a unit (e.g. 4)",
+        "retries: must be ≥ 0, got -1": "give a value ≥ 0",
+        "tag 'a b' may only hold letters, digits, _ . -": "e.g. tags: [power, thermal]",
+        "nominal needs tol (e.g. tol: 3 % or tol: ±25 mV)": "add tol: beside nominal: relative (3 %) or absolute (±25 mV)",
+    }
+    tag = _one(errors, "tag 'a b'")
+    assert (tag.line, tag.column) == (16, 19)  # at the tag (it was at the list)
