@@ -43,6 +43,11 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _KEYWORDS = {"and", "or", "not", "true", "false"}
+_WORDS_HINT = ("an expression holds numbers with units, names, + - * /, == != < <= > >=, and or not, "
+               "parentheses and quoted text")
+_JOIN_HINT = "join values with an operator (vin * 2); a unit follows its number (25 mV)"
+_CLOSE_HINT = "close it with '}': ${vin * 0.95}"
+_ZERO_HINT = "the divisor is zero here: check the values it is computed from"
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,7 @@ def tokenize(text: str) -> list[Token]:
     while i < len(text):
         m = _TOKEN.match(text, i)
         if not m:
-            raise ExpressionError(f"unexpected character {text[i]!r} in expression", column=i)
+            raise ExpressionError(f"unexpected character {text[i]!r} in expression", column=i, hint=_WORDS_HINT)
         kind = m.lastgroup
         if kind != "ws" and len(tokens) >= MAX_EXPR_TOKENS:
             raise ExpressionError(
@@ -108,7 +113,7 @@ class _Parser:
         self.depth += 1
         if self.depth > MAX_EXPR_DEPTH:
             raise self.fail(f"expression nested too deeply: more than {MAX_EXPR_DEPTH} levels of "
-                            "parentheses, not and signs", tok)
+                            "parentheses, not and signs", tok, "compute parts in parameters and combine them")
 
     def peek(self) -> Token | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -124,17 +129,17 @@ class _Parser:
             return self.take()
         return None
 
-    def fail(self, message: str, tok: Token | None = None) -> ExpressionError:
+    def fail(self, message: str, tok: Token | None = None, hint: str | None = None) -> ExpressionError:
         offset = tok.offset if tok else len(self.text)
-        return ExpressionError(message, column=offset)
+        return ExpressionError(message, column=offset, hint=hint)
 
     def parse(self) -> Node:
         if not self.tokens:
-            raise self.fail("empty expression")
+            raise self.fail("empty expression", hint="write an expression, e.g. ${vin * 0.95}")
         node = self.or_()
         tok = self.peek()
         if tok is not None:
-            raise self.fail(f"unexpected {tok.text!r} in expression", tok)
+            raise self.fail(f"unexpected {tok.text!r} in expression", tok, _JOIN_HINT)
         return node
 
     def or_(self) -> Node:
@@ -190,7 +195,7 @@ class _Parser:
     def atom(self) -> Node:
         tok = self.peek()
         if tok is None:
-            raise self.fail("expression ends too early")
+            raise self.fail("expression ends too early", hint="complete it after the last operator")
         self.take()
         if tok.kind == "num":
             return Node("num", (tok.text, tok.unit), tok.offset)
@@ -204,10 +209,10 @@ class _Parser:
             self.deeper(tok)
             node = self.or_()
             if self.accept("op", ")") is None:
-                raise self.fail("missing ')'", self.peek())
+                raise self.fail("missing ')'", self.peek(), "close every '(' with a ')'")
             self.depth -= 1
             return node
-        raise self.fail(f"unexpected {tok.text!r} in expression", tok)
+        raise self.fail(f"unexpected {tok.text!r} in expression", tok, _WORDS_HINT)
 
 
 def parse(text: str, offset: int = 0) -> Node:
@@ -415,7 +420,7 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
         try:
             result = ops[op](_to_pint(left), _to_pint(right))
         except ZeroDivisionError:
-            raise ExpressionError("division by zero", column=offset) from None
+            raise ExpressionError("division by zero", column=offset, hint=_ZERO_HINT) from None
         except Exception as err:
             raise ExpressionError(
                 f"cannot compute {show_value(left)} {op} {show_value(right)}: {_pint_reason(err, left, right)}",
@@ -433,11 +438,12 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
     try:
         return _finite(ops[op](left, right), offset, f"{show_value(left)} {op} {show_value(right)}")
     except ZeroDivisionError:
-        raise ExpressionError("division by zero", column=offset) from None
+        raise ExpressionError("division by zero", column=offset, hint=_ZERO_HINT) from None
     except OverflowError:
         return _finite(math.inf, offset, f"{show_value(left)} {op} {show_value(right)}")
     except TypeError:
-        raise ExpressionError(f"cannot compute {show_value(left)} {op} {show_value(right)}", column=offset) from None
+        raise ExpressionError(f"cannot compute {show_value(left)} {op} {show_value(right)}", column=offset,
+                              hint="arithmetic takes numbers and quantities") from None
 
 
 def _is_scale_temperature(v: Any) -> bool:
@@ -509,10 +515,10 @@ class Template:
         for m in _TEMPLATE.finditer(self.text):
             out.append((m.group("body"), m.start("body")))
         if "${" in self.text and not out:
-            raise ExpressionError("unclosed '${': expected '}'", column=self.text.index("${"))
+            raise ExpressionError("unclosed '${': expected '}'", column=self.text.index("${"), hint=_CLOSE_HINT)
         rest = _TEMPLATE.sub("", self.text)
         if "${" in rest:
-            raise ExpressionError("unclosed '${': expected '}'", column=self.text.rindex("${"))
+            raise ExpressionError("unclosed '${': expected '}'", column=self.text.rindex("${"), hint=_CLOSE_HINT)
         return out
 
     @property

@@ -82,6 +82,7 @@ def test_errors_say_what_and_where(text, message, column):
         evaluate_text(text, ENV)
     assert e.value.message == message
     assert e.value.column == column
+    assert e.value.hint or "undefined" in message  # and what to do (the plan loader adds "did you mean")
 
 
 def test_no_python_escape_hatches():
@@ -101,8 +102,9 @@ def test_templates_keep_type_or_interpolate():
     with pytest.raises(ExpressionError) as e:
         Template("x ${vin + 1 A} y").render(ENV)
     assert e.value.column == 8  # offset of '+' inside the whole string
-    with pytest.raises(ExpressionError, match="unclosed"):
+    with pytest.raises(ExpressionError, match="unclosed") as e:
         Template("${vin").render(ENV)
+    assert e.value.hint == "close it with '}': ${vin * 0.95}"
 
 
 @pytest.mark.parametrize(
