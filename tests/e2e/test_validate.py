@@ -225,3 +225,63 @@ def test_a_reader_that_goes_away_is_not_reported_as_a_bug(tmp_path):
     proc.wait(timeout=120)
     err = proc.stderr.read().decode(errors="replace")
     assert "internal error" not in err and "Traceback" not in err, err
+
+
+PROBED = """\
+name: probe
+requires: [daq, psu]
+parameters: {lanes: 4, vin: 5 V, ambient: 25 degC}
+corners: {vin: [4.5 V, 5.5 V]}
+steps:
+  - include: lib/two.yaml
+    prefix: "bad prefix "
+  - id: rails
+    check: power.rails
+    args: {rails: [VDD_CORE], samples: lots}
+    limits: {VDD_CORE: {max: 3 A}}
+  - id: lanes
+    check: wait
+    args: {duration: 1 s}
+    when: lanes
+  - id: hot
+    check: wait
+    args: {duration: 1 s}
+    when: ambient >= 25
+  - id: on
+    check: power.on
+    per_corner: false
+    args: {voltage: "${vin}", current_limit: 5 A}
+"""
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_probed_mistakes_are_each_one_located_line_with_a_hint(labctl, tmp_path, command):
+    """What an independent probe found: a limit hidden by a bad argument, a bad prefix said
+    once per library step, a number taken as a when: condition, pint's words for a bare
+    number, a once-run step silently given a swept parameter's default."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "two.yaml").write_text(
+        "steps:\n  - {id: a, check: wait, args: {duration: 1 s}}\n  - {id: b, check: wait, args: {duration: 1 s}}\n",
+        encoding="utf-8")
+    (tmp_path / "probe.yaml").write_text(PROBED, encoding="utf-8")
+    res = labctl(command, "probe.yaml", cwd=tmp_path)
+    assert res.returncode == 4
+    assert "Traceback" not in res.stderr + res.stdout
+    assert res.stderr.splitlines()[:12] == [
+        "probe.yaml:7:13: prefix 'bad prefix ' cannot start a step id (letters, digits, _ . -; starting with "
+        "a letter or _)",
+        "  hint: the prefix goes before each included step's id (prefix: second_ makes second_power_on); "
+        "e.g. prefix: bad_prefix_",
+        "probe.yaml:10:40: samples: expected a whole number, got 'lots'",
+        "  hint: write a whole number, without quotes or a unit (e.g. 4)",
+        "probe.yaml:11:30: max: 3 A is a current, but VDD_CORE is measured as a voltage (V)",
+        "  hint: write it in a unit of voltage, e.g. 0.75 V, 750 mV",
+        "probe.yaml:15:11: step 'lanes': when: lanes is a number (4), not true or false",
+        "  hint: write a condition: a comparison (lane_count > 2, mode == 'full') or true/false",
+        "probe.yaml:19:22: cannot compare 25 degC >= 25: 25 is a bare number and 25 degC is a temperature",
+        "  hint: give the number a unit, e.g. 25 degC",
+        "probe.yaml:23:24: step 'on' runs once (per_corner: false) but uses vin, which is also a corner axis: "
+        "it would get the parameter's 5 V, not a corner's value",
+        "  hint: remove per_corner: false to run it at every corner, or use a parameter that no axis changes "
+        "(e.g. vin_nominal: 5 V)",
+    ]
