@@ -120,15 +120,17 @@ class AccelConsole(LineInstrument):
         return out
 
     def cmd_power_good(self, args: list[str]) -> list[str]:
-        """ms after VIN came up per rail; ``off`` while the board is off (VIN below UVLO, or shut
-        down by a trip until VIN is cycled); ``never`` for a rail that did not come up."""
+        """ms after VIN came up per rail whose power-good is asserted now; ``off`` for a rail
+        whose power-good is not (yet, or no longer: its VRM stopped) and for every rail while
+        the board is off (VIN below UVLO, or shut down by a trip until VIN is cycled);
+        ``never`` for a rail the sequencer waits for in vain."""
         board = self.bench.board
-        if not board.powered or board.latched:
-            return [f"{rail.name} off" for rail in K.RAILS]
+        running = board.powered and not board.latched
         out = []
-        for rail in K.RAILS:
+        for rail, up in zip(K.RAILS, board.rails_up(self.bench.t), strict=True):
             t = board.pg_ms.get(rail.name)
-            out.append(f"{rail.name} {t:.2f} ms" if t is not None else f"{rail.name} never")
+            state = f"{t:.2f} ms" if up and t is not None else "never" if running and t is None else "off"
+            out.append(f"{rail.name} {state}")
         return out
 
     def cmd_link_status(self, args: list[str]) -> list[str]:
