@@ -260,6 +260,7 @@ class SimulatedLab:
                     bench.update()
                     bench.dut.apply_fault(spec["fault"], spec)
                     bench.touch()
+                    bench.update()  # solved now: what the fault stops (a dead rail) stops at this instant
             except ValueError as err:
                 raise FixtureError(f"fault {fault_spec!r}: {err}") from None
             return

@@ -3,6 +3,8 @@ reported good (with its time) only while it is up, and a rail that dies falls fr
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from labctl.fixture import load_fixture
@@ -43,3 +45,21 @@ def test_power_good_is_reported_only_for_rails_that_are_up_during_a_slow_sequenc
             psu.close()
             daq.close()
 
+
+def test_a_rail_killed_while_running_is_no_longer_power_good_and_decays_from_that_instant(manual_lab, mvisa,
+                                                                                            mconsole, clock):
+    """dead_rail injected on a running board: its power-good drops (it kept its time from the
+    power-up) and its voltage falls with its output capacitance's 10 ms time constant from the
+    injection, even when nobody asks before time moves on (it fell only from the next step)."""
+    psu, daq = mvisa("psu"), mvisa("daq")
+    power_on(psu, clock=clock)
+    v0 = float(mconsole.table("sensors")["VDD_IO_V"])
+    manual_lab.inject({"fault": "dead_rail", "rail": "VDD_IO"})
+    clock.advance(0.05)  # five time constants, no instrument asked in between
+    v = float(mconsole.table("sensors")["VDD_IO_V"])  # a stopped rail reads without noise
+    assert v == pytest.approx(v0 * math.exp(-5), abs=0.002)
+    pg = mconsole.table("power-good")
+    assert pg["VDD_IO"] == "off"
+    assert all(pg[r] not in ("off", "never") for r in ("VDD_AUX", "VDD_CORE", "VDD_HBM"))
+    clock.advance(0.1)
+    assert abs(float(daq.query("MEAS:VOLT:DC? (@113)"))) < 5 * DAQ_NOISE_V
