@@ -32,12 +32,25 @@ class AccelConsole(LineInstrument):
     default_serial = "SIM-GOLD-0001"
 
     def reset(self) -> None:
+        self._clear_checkers()
+        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
+        self._die = (self.bench.board, self.bench.board.boots)  # the die the checkers run on, and its power-up
+        if self._on_step not in self.bench.lane_listeners:
+            self.bench.lane_listeners.append(self._on_step)
+
+    def _clear_checkers(self) -> None:
         self.checking = False
         self.rx_bits = [0.0] * K.LANES
         self.rx_errors = [0] * K.LANES
-        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
-        if self._on_step not in self.bench.lane_listeners:
-            self.bench.lane_listeners.append(self._on_step)
+
+    def _follow_die_power(self) -> None:
+        """The PRBS checkers are on the die: they stop and lose their counts when it loses power
+        (VIN cycled, a brown-out or THERMTRIP, another DUT on the fixture), as a power-up resets them."""
+        board = self.bench.board
+        die, boots = self._die
+        if die is not board or boots != board.boots or not board.powered or board.latched:
+            self._clear_checkers()
+            self._die = (board, board.boots)
 
     @property
     def serial_number(self) -> str:
@@ -45,6 +58,7 @@ class AccelConsole(LineInstrument):
 
     # -- on-die PRBS checkers (BERT pattern generator -> DUT receivers) ---------------------------
     def _on_step(self, t0: float, t1: float, qs: Callable[[], list[float]], trained: bool, tx_prbs: int) -> None:
+        self._follow_die_power()
         if not (self.checking and trained):
             return
         bits = K.LINE_RATE * (t1 - t0)
@@ -67,6 +81,7 @@ class AccelConsole(LineInstrument):
                 if fn is AccelConsole.cmd_sensors:
                     return self._telemetry(args)
                 self.bench.update()
+                self._follow_die_power()
                 lines = fn(self, args)
         except ConsoleError as err:
             return f"ERR {err}"
@@ -163,9 +178,8 @@ class AccelConsole(LineInstrument):
             if n not in PRBS_LENGTHS:
                 raise ConsoleError(f"prbs length must be one of {' '.join(map(str, PRBS_LENGTHS))}")
         self.bench.board.tx_prbs = n
-        self.rx_bits = [0.0] * K.LANES
-        self.rx_errors = [0] * K.LANES
-        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
+        self._clear_checkers()
+        self._sampled = (-1, "")
         self.checking = True
         return []
 
@@ -208,10 +222,8 @@ class AccelConsole(LineInstrument):
 
     def cmd_reset(self, args: list[str]) -> list[str]:
         self.bench.board.reset(self.bench.t)
-        self.checking = False
-        self.rx_bits = [0.0] * K.LANES
-        self.rx_errors = [0] * K.LANES
-        self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
+        self._clear_checkers()
+        self._sampled = (-1, "")
         return []
 
 

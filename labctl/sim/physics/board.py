@@ -54,6 +54,7 @@ class Board:
     retrain_until: float = 0.0
     tx_prbs: int = K.DEFAULT_PRBS
     ops: float = 0.0
+    boots: int = 0  # power-ups so far: what lives on the die (PRBS checkers, counters) starts afresh at each
     aux_load: float = 0.0  # A drawn by the electronic load from the AUX header
     rails: dict[str, RailState] = field(default_factory=lambda: {n: RailState() for n in K.RAIL_NAMES})
     p_in: float = 0.0
@@ -67,6 +68,9 @@ class Board:
     def power_on(self, now: float) -> None:
         self.powered = True
         self.on_since = now
+        self.boots += 1
+        self.tx_prbs = K.DEFAULT_PRBS  # the die's power-on defaults: TX PRBS31, counters cleared
+        self.ops = 0.0
         self.throttled = False
         self.overtemp_s = 0.0
         self.retrain_until = now
