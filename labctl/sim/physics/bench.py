@@ -207,7 +207,9 @@ class Bench:
         # (else the rails stand as just solved: solving them again at the same instant changes nothing)
         aux = board.rails["VDD_AUX"]
         self.load.v_in = aux.voltage
-        self.load.i_in = min(board.aux_load, aux.current) if self.load.on else 0.0
+        # the load gets what the rail delivers beyond the board's own AUX draw (all of it but that
+        # when the VRM folds back at its limit)
+        self.load.i_in = min(board.aux_load, max(0.0, aux.current - K.AUX_BASE)) if self.load.on else 0.0
         self._solve_ch1(now, node.v if node.active else _board_voltage(v_src, p), p)
         for n in (2, 3):
             ch = self.psu[n]

@@ -228,3 +228,18 @@ def test_labctl_arms_the_dp832s_protection_before_switching_on(dp832_lab, rm):
         assert float(probe.query(":INST:NSEL 1;:SOUR:CURR:PROT:LEV?")) == pytest.approx(2.0)
     finally:
         probe.close()
+
+
+@pytest.mark.parametrize("amps", [1.0, 2.9, 4.0])
+def test_the_load_and_the_board_share_the_aux_rail_current_in_and_beyond_its_limit(mvisa, mconsole, clock, amps):
+    """The console's VDD_AUX current is the board's own 0.25 A plus what the load sinks, also when
+    the load asks more than the rail's 3 A limit and the VRM folds back (the load read the whole
+    3 A while the board still drew its share). Console noise 10 mA, load 0.5 mA (1 sigma)."""
+    psu, load = mvisa("psu"), mvisa("load")
+    power_on(psu, clock=clock)
+    load.write(f"MODE CURR;CURR {amps};:INP ON")
+    i_load = float(load.query("MEAS:CURR?"))
+    i_rail = float(mconsole.table("sensors")["VDD_AUX_I"])
+    assert i_rail - i_load == pytest.approx(0.25, abs=0.05)
+    assert i_rail <= 3.0 + 0.05  # the VRM's current limit
+    assert i_load == pytest.approx(min(amps, 3.0 - 0.25), abs=0.005)
