@@ -29,6 +29,13 @@ class BenchInstrument(ScpiInstrument):
             self.bench.update()
         return self.bench
 
+    def before_change(self) -> None:
+        """The model up to now before a setting: it takes effect at the instant it is read off
+        the socket (``*RST``, an OVP level, an ED's pattern applied to the time since the model
+        was last integrated: up to 0.25 s of wall time × the time scale)."""
+        with self.bench.lock:
+            self.sync()
+
     def changed(self) -> None:
         self.bench.touch()  # a setting: the next reading is solved afresh
 

@@ -71,6 +71,9 @@ class ScpiInstrument:
     def reset(self) -> None:
         """``*RST``: settings to their defaults."""
 
+    def before_change(self) -> None:
+        """A message that may change settings is about to run (nothing by default)."""
+
     def wait_pending(self) -> None:
         """``*WAI`` / ``*OPC?``: wait for pending operations (none by default)."""
 
@@ -112,6 +115,8 @@ class ScpiInstrument:
                     self._failed(plan.steps[0][0], exc)
                     return None
             replies: list[str] = []
+            if plan.changes:
+                self.before_change()
             try:
                 for unit, run in plan.steps:
                     try:
