@@ -3,7 +3,8 @@
 First-pass yield = DUTs that passed on their first run / DUTs; final yield = DUTs whose last
 run passed / DUTs (a DUT is counted once per plan, its runs ordered by start time). Per step,
 a DUT passes a step in a run when every corner of it passed; first pass also asks that it
-passed on its first attempt (a retry that passed is not a first pass).
+passed on its first attempt (a retry that passed is not a first pass; a step replayed or run
+again by ``labctl resume`` is no retry).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pandas as pd
 
 PASSED_RUN = "passed"
 PASSED_STEP = "PASS"
+RETRIED = ("FAIL", "ERROR")  # the outcomes after which a step is tried again (plan key retries)
 
 
 def _rates(per_dut: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -53,12 +55,21 @@ def step_yield(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
                                      "first_pass_yield", "final_yield"])
     corner = s["corner"].astype(str) if "corner" in s.columns else ""
     s = s.assign(corner=corner)
-    # The verdict of each corner is its last attempt's; "first" also needs attempt 1 to have passed.
-    last = s.sort_values("attempt").groupby(["run", "step", "corner"], sort=False).agg(
-        outcome=("outcome", "last"), attempts=("attempt", "max"), plan=("plan", "first"),
-        DUT=("DUT", "first"), started=("started", "first"))
-    last["ok"] = last["outcome"] == PASSED_STEP
-    last["first_ok"] = last["ok"] & (last["attempts"] == 1)
+    # The verdict of each corner is its final attempt's (without ``final``: its last attempt's).
+    # First pass also needs that no attempt before it failed or errored: a retry is not a first
+    # pass, but a resume's replay of a finished step, or a step cut off by a crash and run
+    # again, is no retry.
+    if "final" in s.columns:
+        counts = s["final"].astype(bool)
+        retried = ~counts & s["outcome"].isin(RETRIED)
+    else:
+        counts = s["attempt"] == s.groupby(["run", "step", "corner"], sort=False)["attempt"].transform("max")
+        retried = s["attempt"] > 1
+    s = s.assign(ok=counts & (s["outcome"] == PASSED_STEP), retried=retried)
+    last = s.groupby(["run", "step", "corner"], sort=False).agg(
+        ok=("ok", "any"), retried=("retried", "any"), plan=("plan", "first"), DUT=("DUT", "first"),
+        started=("started", "first"))
+    last["first_ok"] = last["ok"] & ~last["retried"]
     per_run = last.groupby(["run", "step"]).agg(ok=("ok", "all"), first_ok=("first_ok", "all"),
                                                 plan=("plan", "first"), DUT=("DUT", "first"),
                                                 started=("started", "first")).reset_index()

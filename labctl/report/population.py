@@ -15,16 +15,16 @@ from labctl.report.record import RunRecord, format_pairs, measurements_frame
 
 RUN_COLUMNS = ["run", "plan", "version", "station", "DUT", "operator", "started", "ended", "outcome",
                "message", "labctl_version"]
-STEP_COLUMNS = ["run", "step", "corner", "attempt", "outcome", "duration", "message"]
+STEP_COLUMNS = ["run", "step", "corner", "attempt", "outcome", "duration", "message", "final"]
 SAMPLE_COLUMNS = ["run", "step", "series", "time", "value", "unit"]
 
 
 @dataclass
 class Population:
     """``measurements``: the record's measurements frame with every attempt (``final`` marks the
-    one that counts); ``runs``: RUN_COLUMNS; ``steps``: STEP_COLUMNS (safe-state steps left
-    out); ``samples``: SAMPLE_COLUMNS (times as UTC timestamps); ``details``: per run id, the
-    small context a run's page shows (host, plan hash, instruments, prompts, instrument errors)."""
+    one that counts); ``runs``: RUN_COLUMNS; ``steps``: STEP_COLUMNS (every attempt, ``final``
+    marks the one that counts; safe-state steps left out); ``samples``: SAMPLE_COLUMNS (times as
+    UTC timestamps); ``details``: per run id, the small context a run's page shows (host, plan hash, instruments, prompts, instrument errors)."""
 
     measurements: pd.DataFrame
     runs: pd.DataFrame
@@ -46,7 +46,8 @@ def population(records: Sequence[RunRecord], *, samples: bool = True, title: str
                                  "labctl_version"])
     runs["started"] = _utc([r.started_at for r in records])
     runs["ended"] = _utc([r.ended_at for r in records])
-    steps = pd.DataFrame([(r.run_id, s.step_id, format_pairs(s.corner), s.attempt, s.outcome, s.duration, s.message)
+    steps = pd.DataFrame([(r.run_id, s.step_id, format_pairs(s.corner), s.attempt, s.outcome, s.duration, s.message,
+                           s.final)
                           for r in records for s in r.steps if not s.is_safe_state], columns=STEP_COLUMNS)
     smp = pd.DataFrame([(r.run_id, s.step_id, x.series, x.time, x.value, x.unit)
                         for r in records for s in r.steps for x in s.samples] if samples else [],

@@ -1,0 +1,43 @@
+"""Yield per step as `labctl stats` and the HTML report show it, computed from run records: a
+run that was killed and resumed is no retry."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from labctl.analysis.summary import stats_tables
+from labctl.report.population import population
+from tests.unit.report.records import record, step
+
+
+def _resumed(s, attempt: int, outcome: str = "PASS", message: str = "", final: bool = False):
+    return dataclasses.replace(step(s, outcome, attempt=attempt, final=final, message=message), session=1)
+
+
+def _step_yield(*records) -> dict[str, tuple[float, float]]:
+    table = stats_tables(population(records, samples=False), by="step")["step_yield"]
+    return {r.step: (r.first_pass_yield, r.final_yield) for r in table.itertuples()}
+
+
+def test_a_resumed_run_of_a_board_that_never_failed_is_a_first_pass_for_every_step():
+    # power_on passed, then the run was killed in soak; `labctl resume` replayed power_on
+    # (attempt 2, not final) and ran soak again (attempt 2, final). Nothing ever failed.
+    resumed = record(
+        step("power_on", "PASS"),
+        step("soak", "INTERRUPTED", final=False, message="cut off: the run was interrupted"),
+        _resumed("power_on", 2, message="replayed on resume"),
+        _resumed("soak", 2, final=True),
+        step("rails", "FAIL", attempt=1, final=False),  # a real retry: FAIL, then PASS
+        step("rails", "PASS", attempt=2),
+        run_id="resumed", outcome="passed", dut="DUT-1")
+    y = _step_yield(resumed)
+    assert y["power_on"] == (1.0, 1.0)
+    assert y["soak"] == (1.0, 1.0)
+    assert y["rails"] == (0.0, 1.0)  # a retry that passed is still not a first pass
+
+
+def test_a_replay_that_failed_on_resume_counts_against_the_step():
+    rec = record(step("power_on", "PASS", final=False),
+                 _resumed("power_on", 2, outcome="FAIL", final=True, message="replayed on resume"),
+                 run_id="r", outcome="failed", dut="DUT-1")
+    assert _step_yield(rec)["power_on"] == (0.0, 0.0)
