@@ -77,6 +77,9 @@ def step_yield(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     g = per_run.groupby(["plan", "step", "DUT"], sort=False)
     per_dut = pd.DataFrame({"first_ok": g["first_ok"].first(), "last_ok": g["ok"].last()}).reset_index()
     out = _rates(per_dut, ["plan", "step"])
-    order = s.drop_duplicates("step")["step"].tolist()  # the order steps ran in, not alphabetical
-    out["_o"] = out["step"].map({k: i for i, k in enumerate(order)})
+    # each plan's steps in the order they ran in that plan, not alphabetical (nor in the order of
+    # another plan that has steps of the same name)
+    first = s.drop_duplicates(["plan", "step"])
+    rank = {k: i for i, k in enumerate(zip(first["plan"], first["step"], strict=True))}
+    out["_o"] = [rank[k] for k in zip(out["plan"], out["step"], strict=True)]
     return out.sort_values(["plan", "_o"]).drop(columns="_o").reset_index(drop=True)

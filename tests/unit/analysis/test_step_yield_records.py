@@ -1,5 +1,6 @@
 """Yield per step as `labctl stats` and the HTML report show it, computed from run records: a
-run that was killed and resumed is no retry."""
+run that was killed and resumed is no retry, and a report of several plans lists each plan's
+steps in the order that plan ran them."""
 
 from __future__ import annotations
 
@@ -41,3 +42,17 @@ def test_a_replay_that_failed_on_resume_counts_against_the_step():
                  _resumed("power_on", 2, outcome="FAIL", final=True, message="replayed on resume"),
                  run_id="r", outcome="failed", dut="DUT-1")
     assert _step_yield(rec)["power_on"] == (0.0, 0.0)
+
+
+def test_each_plan_lists_its_steps_in_the_order_it_ran_them():
+    # power-rails runs power_on first; the EVT plan starts with a chamber soak before power_on
+    rails = record(step("power_on", "PASS"), step("rails", "PASS"), step("power_off", "PASS", group="teardown"),
+                   run_id="a", outcome="passed", dut="DUT-1")
+    evt = dataclasses.replace(
+        record(step("chamber_room", "PASS", group="setup"), step("power_on", "PASS"), step("soak", "PASS"),
+               step("power_off", "PASS", group="teardown"), run_id="b", outcome="passed", dut="DUT-1"),
+        plan=dataclasses.replace(rails.plan, name="accelerator-evt"))
+    table = stats_tables(population([rails, evt], samples=False), by="step")["step_yield"]
+    steps = {plan: list(g["step"]) for plan, g in table.groupby("plan", sort=False)}
+    assert steps == {"accelerator-evt": ["chamber_room", "power_on", "soak", "power_off"],
+                     "power-rails": ["power_on", "rails", "power_off"]}
