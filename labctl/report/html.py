@@ -261,18 +261,21 @@ def _thin(s: pd.DataFrame, by: str, points: int) -> pd.DataFrame:
     return s[(idx % step) == 0]
 
 
-def _run_details(data: Population, m: pd.DataFrame) -> list[dict[str, Any]]:
-    """One section per run, failing runs first: context, steps, and its measurements (failing and
-    marginal first; only those when the report holds more than MAX_LISTED measurements)."""
-    listed_all = len(m) <= MAX_LISTED
-    rank = m["verdict"].map({"FAIL": 0, "MARGINAL": 1}).fillna(2)
-    shown = m.assign(_rank=rank)
+def _run_details(data: Population, m: pd.DataFrame, m_all: pd.DataFrame) -> list[dict[str, Any]]:
+    """One section per run, failing runs first: context, steps, and its measurements of every
+    attempt (``m_all``: a retried attempt's too; failing and marginal first; only those when the
+    report holds more than MAX_LISTED measurements). The fail/marginal counts of the runs table
+    take each step's final attempt (``m``), as the summary does."""
+    listed_all = len(m_all) <= MAX_LISTED
+    rank = m_all["verdict"].map({"FAIL": 0, "MARGINAL": 1}).fillna(2)
+    shown = m_all.assign(_rank=rank)
     if not listed_all:
         shown = shown[shown["_rank"] < 2]
     rows = _measurement_rows(shown.sort_values(["run", "_rank"], kind="stable"))
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_run.setdefault(row["run"], []).append(row)
+    totals = m_all.groupby("run").size()
     counts = m.groupby(["run", "verdict"]).size()
     per_run_counts: dict[str, dict[str, int]] = {}
     for (run, verdict), n in counts.items():
@@ -301,7 +304,8 @@ def _run_details(data: Population, m: pd.DataFrame) -> list[dict[str, Any]]:
             "id": r["run"], "plan": f"{r['plan']} {r['version']}".strip(), "station": r["station"], "DUT": r["DUT"],
             "operator": r.get("operator") or "-", "started": when(r["started"]), "ended": when(r.get("ended")),
             "outcome": r["outcome"], "message": r.get("message") or "", "steps": steps.get(r["run"], []),
-            "measurements": listed, "hidden": sum(count.values()) - len(listed), "counts": count, "thermal": thermal,
+            "measurements": listed, "hidden": int(totals.get(r["run"], 0)) - len(listed), "counts": count,
+            "thermal": thermal,
             "details": data.details.get(r["run"], {}),
         })
     return out
@@ -330,7 +334,7 @@ def build_context(data: Population) -> dict[str, Any]:
         "capable": cap.CAPABLE, "minimum": cap.MINIMUM,
         "trends": trend_rows, "trend_svgs": trend_svgs,
         "domain": _domain_charts(m), "thermal": _thermal(data.samples, runs),
-        "runs": _run_details(data, m), "listed_all": len(m) <= MAX_LISTED, "max_listed": MAX_LISTED,
+        "runs": _run_details(data, m, m_all), "listed_all": len(m_all) <= MAX_LISTED, "max_listed": MAX_LISTED,
     }
 
 

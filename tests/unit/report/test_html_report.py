@@ -72,3 +72,17 @@ def test_the_totals_count_each_steps_final_attempt_as_the_failures_do():
     assert context["scope"]["measurements"] == 2
     assert context["summary"]["verdicts"] == [("PASS", 1), ("FAIL", 1)]
     assert context["n_failures"] == 1
+
+
+def test_a_runs_page_lists_the_measurements_of_a_retried_attempt_too(tmp_path):
+    # rails at vin=5 V: attempt 1 read 0.70 V and was retried; attempt 2 (0.71 V) counts
+    page = export([failing_record()], "html", tmp_path / "r.html").read_text()
+    summary = page[:page.index('id="run-run-1"')]
+    assert "Failures (1)" in summary and ">0.7<" not in summary  # the totals count the final attempt only
+    run_page = page[page.index('id="run-run-1"'):]
+    first = re.search(r"<td>rails</td><td>vin=5 V</td><td>VDD_CORE</td>.*?</tr>", run_page)
+    assert first and '<td class="num">0.7</td>' in first.group(0)
+    final = re.search(r"rails <span class=\"muted\">\(attempt 2\)</span></td><td>vin=5 V</td><td>VDD_CORE</td>.*?</tr>",
+                      run_page)
+    assert final and '<td class="num">0.71</td>' in final.group(0)
+    assert "passing measurements not listed" not in run_page
