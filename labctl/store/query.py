@@ -61,6 +61,21 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
     return (dt if dt.tzinfo else dt.astimezone()).timestamp()
 
 
+RUN_OUTCOMES = ("passed", "failed", "error", "aborted", "interrupted", "running")
+
+
+def parse_outcomes(value: str) -> list[str]:
+    """``--outcome failed,error`` -> the run outcomes; a word that is no run outcome is a usage
+    error (it matched no run, which read as "no run failed")."""
+    wanted = [o.strip().lower() for o in value.split(",") if o.strip()]
+    unknown = [o for o in wanted if o not in RUN_OUTCOMES]
+    if unknown or not wanted:
+        raise UsageError(f"--outcome {value!r}: {unknown[0]!r} is not a run outcome" if unknown
+                         else f"--outcome {value!r} names no outcome",
+                         hint=f"use one or more of {', '.join(RUN_OUTCOMES)}, comma-separated")
+    return wanted
+
+
 # -- runs -----------------------------------------------------------------------------------
 
 def _count_steps(outcome: str) -> Any:
@@ -106,7 +121,7 @@ class RunFilters:
             if value:
                 q = q.where(column.like(_like_pattern(value), escape="\\") if "*" in value else column == value)
         if self.outcome:
-            q = q.where(T.runs.c.outcome.in_([o.strip() for o in self.outcome.split(",")]))
+            q = q.where(T.runs.c.outcome.in_(parse_outcomes(self.outcome)))
         since_t = parse_since(self.since)
         if since_t is not None:
             q = q.where(T.runs.c.started_at >= since_t)

@@ -146,6 +146,8 @@ def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
         (["zzzz", "-F", "csv"], "no run 'zzzz'", "`labctl runs` lists"),
         (["--since", "last tuesday", "-F", "csv"], "cannot read --since", "7d"),
         (["--until", "soon", "-F", "csv"], "cannot read --until", "2026-11-30"),
+        # a typo is not "no run failed"
+        (["--outcome", "fail", "-F", "csv"], "'fail' is not a run outcome", "passed, failed, error"),
     ]
     cases.append((["-F", "csv", "-o", "/proc/no/such.csv"], "cannot write the csv report to /proc/no/such.csv",
                   "a folder you can write to"))
