@@ -70,9 +70,15 @@ def _validators(tv: Any, m: Measurement) -> list[Any]:
 
 
 def _step_name(s: Step) -> str:
+    """``group/step [corner]``; an attempt that does not count (``all_attempts``) says why not."""
+    from labctl.engine.replay import REPLAY_TAG
+
     corner = f" [{format_pairs(s.corner)}]" if s.corner else ""
-    retried = "" if s.final else f" (attempt {s.attempt}, retried)"
-    return f"{s.group}/{s.step_id}{corner}{retried}"
+    if s.final:
+        return f"{s.group}/{s.step_id}{corner}"
+    why = ("replayed on resume" if REPLAY_TAG in s.tags else "cut off" if s.outcome in (None, "INTERRUPTED")
+           else "retried")
+    return f"{s.group}/{s.step_id}{corner} (attempt {s.attempt}, {why})"
 
 
 def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
