@@ -10,17 +10,19 @@ from __future__ import annotations
 import pandas as pd
 
 
-def pareto(df: pd.DataFrame, steps: pd.DataFrame | None = None) -> pd.DataFrame:
+def pareto(df: pd.DataFrame, steps: pd.DataFrame | None = None, runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Causes ranked by the number of runs they failed in: cause, step, measurement, labels,
     runs, duts, share, cumulative (shares of all failure occurrences).
 
     ``df`` is a prepared frame built with ``last_attempt=False``; ``steps`` (optional) adds
-    steps that ended in ERROR."""
+    steps that ended in ERROR; ``runs`` (run, DUT) names the DUT of a run that errored before
+    it measured anything (else the DUT is taken from ``df``)."""
     fails = df[df["verdict"] == "FAIL"][["run", "DUT", "step", "measurement", "labels"]]
     parts = [fails]
     if steps is not None and len(steps):
         errs = steps[steps["outcome"] == "ERROR"][["run", "step"]].copy()
-        errs = errs.merge(df[["run", "DUT"]].drop_duplicates("run"), on="run", how="left")
+        duts = runs if runs is not None else df
+        errs = errs.merge(duts[["run", "DUT"]].drop_duplicates("run"), on="run", how="left")
         errs["measurement"], errs["labels"] = "(error)", ""
         parts.append(errs)
     allf = pd.concat(parts, ignore_index=True).drop_duplicates(["run", "step", "measurement", "labels"])

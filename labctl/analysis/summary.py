@@ -36,7 +36,7 @@ def stats_tables(pop: Any, by: str = "plan", compare_spec: str | None = None) ->
     if by == "date":
         tables["drift"] = drift(m)
     tables["capability"] = capability(m)
-    tables["pareto"] = pareto(m_all, pop.steps)
+    tables["pareto"] = pareto(m_all, pop.steps, pop.runs)
     if compare_spec:
         field, a, b = parse_compare(compare_spec)
         tables["compare"] = compare(m, field_column(field), a, b)

@@ -318,7 +318,7 @@ def build_context(data: Population) -> dict[str, Any]:
     runs = data.runs.copy()
     fy = run_yield(runs) if len(runs) else pd.DataFrame()
     sy = step_yield(data.steps, runs) if len(data.steps) and len(runs) else pd.DataFrame()
-    p = pareto(m_all, data.steps if len(data.steps) else None)
+    p = pareto(m_all, data.steps if len(data.steps) else None, runs)
     failures, n_failures = _failures(m)
     groups = m.groupby(KEY, sort=False, dropna=False).indices  # characteristic -> row positions
     cap_rows, dist_svgs = _capability(m, groups)
