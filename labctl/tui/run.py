@@ -63,6 +63,7 @@ class RunScreen(Screen[None]):
         self._aborting = False
         self._resources: dict[str, float] = {}
         self._log_backlog: list[tuple[str, str]] = []  # log lines that came while the I/O was shown
+        self._follow: TreeNode | None = None  # the newest step's node: the tree scrolls to it
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -143,6 +144,11 @@ class RunScreen(Screen[None]):
         steps, measurements, logs, prompts = self.model.take_changes()
         for key in sorted(steps, key=lambda k: self.model.steps[k].order):
             self._render_step(key)
+        if self._follow is not None:
+            # a node added just now has no line in the tree until its next refresh: scroll then
+            tree = self.query_one("#steps", Tree)
+            tree.call_after_refresh(tree.scroll_to_node, self._follow, animate=False)
+            self._follow = None
         if measurements:
             self._render_measurements(measurements)
         log = self.query_one("#run-log", RichLog)
@@ -213,7 +219,7 @@ class RunScreen(Screen[None]):
                 if other is not group and other.is_expanded and row.group == "steps":
                     other.collapse()  # the tree follows the run: earlier corners fold away
             group.expand()
-            self.query_one("#steps", Tree).scroll_to_node(node, animate=False)
+            self._follow = node
         else:
             node.set_label(label)
 

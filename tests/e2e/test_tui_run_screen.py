@@ -1,0 +1,82 @@
+"""The run screen fed a run's events as the engine publishes them (no lab: the events are
+made here), for what a long or an aborted run looks like on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Tree
+
+from labctl.engine import events as ev
+from labctl.tui import LabctlApp, TuiConfig
+from tests.e2e.tui_support import pilot_test
+
+RUN = "0000long00000001"
+
+
+class Feed:
+    """Events of one run, with a wall clock that moves a little at each event."""
+
+    def __init__(self, corners: list[dict[str, Any]] | None = None) -> None:
+        self.t = 1_767_225_600.0
+        self.events: list[Any] = [ev.RunStarted(
+            run_id=RUN, time=self.t, plan_name="long", plan_version="1", plan_hash="0" * 64, plan_text="",
+            plan_path="long.yaml", station="sim-bench-1", dut_serial="SIM-GOLD-0001", operator="alice",
+            labctl_version="0.1.0", host="bench", pid=1, corners=corners or [])]
+
+    def step(self, step_id: str, outcome: str | None = "PASS", *, group: str = "steps", corner: int | None = None,
+             duration: float = 0.01, message: str = "", check: str = "measure") -> None:
+        key = f"{group}/{step_id}" + (f"@{corner}" if corner is not None else "") + "#1"
+        self.t += duration
+        self.events.append(ev.StepStarted(run_id=RUN, time=self.t, step_key=key, step_id=step_id, group=group,
+                                          check=check, corner_index=corner))
+        if outcome is not None:
+            self.events.append(ev.StepEnded(run_id=RUN, time=self.t, step_key=key, outcome=ev.StepOutcome(outcome),
+                                            message=message, duration=duration))
+
+    def take(self) -> list[Any]:
+        out, self.events = self.events, []
+        return out
+
+
+async def _run_screen(pilot: Any) -> Any:
+    from labctl.tui.run import RunScreen
+    from labctl.tui.session import RunSession
+
+    session = RunSession(None, operator="alice")
+    screen = RunScreen(session, None, start=False)
+    await pilot.app.push_screen(screen)
+    await pilot.pause()
+    return screen
+
+
+async def _feed(pilot: Any, screen: Any, events: list[Any]) -> None:
+    for e in events:
+        screen.session.push(e)
+    await pilot.pause(0.3)  # one batch applied (at most every 0.1 s), then the tree's refresh
+    await pilot.pause()
+
+
+def _on_screen(tree: Tree, node: Any) -> bool:
+    top = tree.scroll_offset.y
+    return node.line >= 0 and top <= node.line < top + tree.scrollable_content_region.height
+
+
+@pilot_test
+async def test_in_a_long_plan_the_step_tree_keeps_the_running_step_on_screen():
+    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _run_screen(pilot)
+        tree = screen.query_one("#steps", Tree)
+        feed = Feed()
+        for batch in range(4):  # steps completing faster than the screen redraws
+            for i in range(batch * 500, batch * 500 + 499):
+                feed.step(f"m{i}")
+            feed.step(f"m{batch * 500 + 499}", None)  # running now
+            await _feed(pilot, screen, feed.take())
+            running = screen._step_nodes[f"steps/m{batch * 500 + 499}"]
+            assert _on_screen(tree, running), (batch, tree.scroll_offset.y, running.line)
+        for role in ("psu", "load", "dmm"):
+            feed.step(f"safe-state.{role}", group="teardown", check="safe_state")
+        await _feed(pilot, screen, feed.take())
+        assert _on_screen(tree, screen._step_nodes["teardown/safe-state.dmm"])  # the end of the run is in view
