@@ -29,6 +29,7 @@ class StepRow:
     started: float = 0.0  # wall time of the current attempt's start
     order: int = 0  # position in the run (the tree's order)
     flagged: dict[str, int] = field(default_factory=dict)  # MARGINAL / FAIL -> measurements of this attempt
+    not_run: bool = False  # recorded without running (after an abort or a stop, or its when: was false)
 
 
 @dataclass
@@ -83,6 +84,7 @@ class RunModel:
             row.attempt, row.status, row.started, row.message = e.attempt, "RUNNING", e.time, ""
             row.flagged = {}
             row.duration = row.duration_sim = None
+            row.not_run = False
             self.current = key
             self.progress_text, self.progress_fraction = f"{e.step_id} ({e.check})", None
             self.changed_steps.add(key)
@@ -92,6 +94,8 @@ class RunModel:
             if row is not None:
                 row.status, row.duration, row.duration_sim, row.message = (
                     e.outcome.value, e.duration, e.duration_sim, e.message)
+                # the engine records a step it does not run as started and ended at once
+                row.not_run = e.outcome.value in ("ABORTED", "SKIPPED") and not e.duration and e.duration_sim is None
                 self.changed_steps.add(key)
                 if e.message and e.outcome.value not in ("PASS", "SKIPPED"):
                     self.new_logs.append(("error" if e.outcome.value in ("FAIL", "ERROR") else "warning",

@@ -64,6 +64,7 @@ class RunScreen(Screen[None]):
         self._resources: dict[str, float] = {}
         self._log_backlog: list[tuple[str, str]] = []  # log lines that came while the I/O was shown
         self._follow: TreeNode | None = None  # the newest step's node: the tree scrolls to it
+        self._open_group: str | None = None  # the group of the steps the run is in (the others fold)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -144,6 +145,8 @@ class RunScreen(Screen[None]):
         steps, measurements, logs, prompts = self.model.take_changes()
         for key in sorted(steps, key=lambda k: self.model.steps[k].order):
             self._render_step(key)
+        if steps:
+            self._fold_corners()
         if self._follow is not None:
             # a node added just now has no line in the tree until its next refresh: scroll then
             tree = self.query_one("#steps", Tree)
@@ -187,41 +190,55 @@ class RunScreen(Screen[None]):
         text.append(" · ".join(p for p in parts if p))
         self.query_one("#run-head", Static).update(text)
 
+    @staticmethod
+    def _group_id(row: Any) -> str:
+        return f"corner{row.corner_index}" if row.group == "steps" and row.corner_index is not None else row.group
+
     def _group_node(self, row: Any) -> TreeNode:
-        gid = f"corner{row.corner_index}" if row.group == "steps" and row.corner_index is not None else row.group
+        gid = self._group_id(row)
         node = self._group_nodes.get(gid)
         if node is None:
             title = GROUP_TITLES.get(row.group) or self.model.corner_label(row.corner_index)
-            node = self.query_one("#steps", Tree).root.add(Text(title), expand=True)
+            # the steps' groups open as the run reaches them (_fold_corners)
+            node = self.query_one("#steps", Tree).root.add(Text(title), expand=row.group != "steps")
             self._group_nodes[gid] = node
         return node
+
+    def _fold_corners(self) -> None:
+        """Earlier corners (and setup) fold away as the run moves on. A step that was not run
+        (after an abort or a stop) moves nothing: the corner where the run stopped stays open."""
+        current = next((r for r in reversed(self.model.steps.values()) if r.group == "steps" and not r.not_run), None)
+        if current is None or self._group_id(current) == self._open_group:
+            return
+        self._open_group = self._group_id(current)
+        for gid, node in self._group_nodes.items():
+            if gid == self._open_group:
+                node.expand()
+            elif gid not in ("teardown", "safe-state"):
+                node.collapse()
 
     def _render_step(self, key: str) -> None:
         row = self.model.steps[key]
         label = Text()
         label.append(f"{ICONS.get(row.status, '?')} ", style=self._style(STATUS_CLASS.get(row.status, "")))
         label.append(row.step_id)
-        status = "running" if row.status == "RUNNING" else row.status
+        status = "running" if row.status == "RUNNING" else "not run" if row.not_run else row.status
         label.append(f"  {status}", style=self._style(STATUS_CLASS.get(row.status, "")))
         if row.attempt > 1:
             label.append(f"  attempt {row.attempt}")
         for verdict, count in sorted(row.flagged.items()):
             label.append(f"  {count} {verdict}", style=self._style(STATUS_CLASS.get(verdict, "")))
-        if row.duration is not None:
+        if row.duration is not None and not row.not_run:
             label.append(f"  {format_seconds(row.duration)}")
             if row.duration_sim is not None:
                 label.append(f" (sim {format_seconds(row.duration_sim)})", style=self._style("status-dim"))
         node = self._step_nodes.get(key)
         if node is None:
             node = self._step_nodes[key] = self._group_node(row).add_leaf(label, data=key)
-            group = self._group_node(row)
-            for other in self._group_nodes.values():
-                if other is not group and other.is_expanded and row.group == "steps":
-                    other.collapse()  # the tree follows the run: earlier corners fold away
-            group.expand()
-            self._follow = node
         else:
             node.set_label(label)
+        if not row.not_run:
+            self._follow = node  # the tree follows the run
 
     def _render_measurements(self, new: list[Any]) -> None:
         """All measurements (``m``), or those of the step that measured last: the current

@@ -80,3 +80,35 @@ async def test_in_a_long_plan_the_step_tree_keeps_the_running_step_on_screen():
             feed.step(f"safe-state.{role}", group="teardown", check="safe_state")
         await _feed(pilot, screen, feed.take())
         assert _on_screen(tree, screen._step_nodes["teardown/safe-state.dmm"])  # the end of the run is in view
+
+
+@pilot_test
+async def test_after_an_abort_the_tree_shows_where_the_run_stopped_and_what_was_not_run():
+    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed(corners=[{"ambient": "0 degC"}, {"ambient": "25 degC"}, {"ambient": "45 degC"}])
+        feed.step("power_on", group="setup", check="power.on")
+        for step in ("soak", "idle_temps", "lid"):
+            feed.step(step, corner=0)
+        feed.step("soak", None, corner=1)
+        await _feed(pilot, screen, feed.take())
+        # the operator aborts mid-soak in corner 2: the engine records the rest as not run
+        stop = "operator aborted the run from the TUI"
+        feed.events.append(ev.StepEnded(run_id=RUN, time=feed.t + 1, step_key="steps/soak@1#1",
+                                        outcome=ev.StepOutcome.ABORTED, message=f"aborted: {stop}", duration=1.0,
+                                        duration_sim=59.2))
+        for corner, steps in ((1, ("idle_temps", "lid")), (2, ("soak", "idle_temps", "lid"))):
+            for step in steps:
+                feed.step(step, "ABORTED", corner=corner, duration=0.0, message=f"not run: {stop}")
+        feed.step("power_off", group="teardown", check="set")
+        feed.step("safe-state.psu", group="teardown", check="safe_state")
+        await _feed(pilot, screen, feed.take())
+
+        groups = {str(node.label): node.is_expanded for node in screen._group_nodes.values()}
+        assert groups == {"setup": False, "corner 1 [ambient=0 degC]": False, "corner 2 [ambient=25 degC]": True,
+                          "corner 3 [ambient=45 degC]": False, "teardown": True, "safe state": True}, groups
+        labels = {key: str(node.label) for key, node in screen._step_nodes.items()}
+        assert labels["steps/soak@1"] == "■ soak  ABORTED  1.0s (sim 59.2s)"
+        assert labels["steps/lid@1"] == "■ lid  not run"  # not "ABORTED 0.0s", as if it had run
+        assert labels["steps/soak@2"] == "■ soak  not run"
