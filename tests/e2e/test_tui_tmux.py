@@ -141,3 +141,39 @@ def test_closing_the_terminal_during_a_run_aborts_it_to_the_safe_state(tmp_path,
     with sqlite3.connect(db) as conn:
         steps = conn.execute("select step_id, outcome from steps where step_id like 'safe-state.%'").fetchall()
     assert ("safe-state.psu", "PASS") in steps
+
+
+def test_on_80_columns_a_hung_instrument_s_countdown_and_the_outcome_are_readable(tmp_path, terminal):
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fx = isolated_fixture(tmp_path, time_scale=600)
+    db = tmp_path / "results.db"
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "labctl", "tui", "--fixture", str(fx), "--db", str(db),
+                                            "--plans", str(PLANS), "--operator", "tmux-op"])
+    with SimulatedLab(load_fixture(fx)) as lab:
+        term = terminal(f"cd {shlex.quote(str(ROOT))} && TERM=xterm-256color {cmd}; echo EXIT=$?; sleep 60",
+                        width=80, height=24)
+        term.wait_for("instruments OK", "accelerator-evt")  # the plan list, loaded at once (it scrolls)
+        term.keys(*["Down"] * 7, "r")  # after the five built-in plans, abortable and tui-bringup: tui-hung
+        term.wait_for("Start tui-hung", "nothing blocks the start")
+        term.keys("C-s")
+        term.wait_for("Is the DMM probe on VDD_CORE?")
+        lab.inject({"fault": "instrument_timeout", "role": "dmm"})  # the DMM stops answering
+        term.keys("Enter")  # yes
+
+        def words() -> str:  # the screen's text with its line breaks undone: a wrapped line reads on
+            return " ".join(term.screen().split())
+
+        end = time.monotonic() + 30
+        while "timeout in" not in words():
+            assert time.monotonic() < end, f"the countdown to the DMM's timeout never showed:\n{term.screen()}"
+            time.sleep(0.2)
+        assert "dmm: MEAS:VOLT:DC? DEF,DEF no reply for" in words()
+        term.wait_for("ERROR")
+        with sqlite3.connect(db) as conn:
+            (run_id,) = conn.execute("select id from runs").fetchone()
+        end = time.monotonic() + 10
+        while not (f"run {run_id}" in words() and "BENCH MAY BE UNSAFE: safe-state.dmm: not confirmed" in words()):
+            assert time.monotonic() < end, f"the run's id and outcome are cut off:\n{term.screen()}"
+            time.sleep(0.2)
