@@ -116,6 +116,12 @@ class StartRunScreen(ModalScreen[None]):
                 overrides[name] = value
         return dut, operator, overrides
 
+    def station_polled(self, status: StationStatus) -> None:
+        """A newer reading of the station while the form is open: the pre-flight is checked
+        again (a problem fixed meanwhile no longer blocks the start; a new one does)."""
+        self.status = status
+        self.validate_form()
+
     @on(Input.Changed)
     def _changed(self) -> None:
         self.query_one("#start", Button).disabled = True

@@ -128,6 +128,10 @@ class StationScreen(Screen[None]):
     def watch_status(self, status: StationStatus | None) -> None:
         if status is None:
             return
+        from labctl.tui.start import StartRunScreen
+
+        if isinstance(self.app.screen, StartRunScreen):
+            self.app.screen.station_polled(status)  # its pre-flight follows the station
         table = self.query_one("#instruments", DataTable)
         table.clear()
         for i in status.instruments:

@@ -14,12 +14,12 @@ from labctl.sim.testing import isolated_fixture
 from tests.e2e.tui_support import (
     db_rows,
     make_app,
+    open_start_form,
     pilot_test,
     screen_shown,
     sim_app,
     start_plan,
     start_until_prompt,
-    station_ready,
     wait_for,
 )
 
@@ -66,12 +66,7 @@ async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
 async def test_start_form_checks_the_serial_and_overrides_before_anything_is_powered(tmp_path):
     app = sim_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
-        await station_ready(pilot)
-        names = [p.name for p in app.screen.plans]
-        app.screen.query_one("#plans").move_cursor(row=names.index("tui-bringup"))
-        await pilot.press("r")
-        await wait_for(pilot, lambda: _screen_name(app) == "StartRunScreen", "the start form")
-        form = app.screen
+        form = await open_start_form(pilot, "tui-bringup")
         assert form.query_one("#dut", Input).value == "SIM-GOLD-0001"  # read off the console
         form.query_one("#dut", Input).value = "SIM-OTHER-9"
         form.query_one("#param-vin", Input).value = "banana"
@@ -95,6 +90,21 @@ async def test_start_form_checks_the_serial_and_overrides_before_anything_is_pow
         await pilot.press("escape")
         assert _screen_name(app) == "StationScreen"
     assert not (tmp_path / "results.db").exists() or db_rows(tmp_path, "select count(*) from runs") == [(0,)]
+
+
+@pilot_test
+async def test_the_open_start_form_s_pre_flight_follows_the_station(tmp_path):
+    app = sim_app(tmp_path, poll_interval=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        form = await open_start_form(pilot, "tui-bringup")
+        preflight = form.query_one("#start-preflight", Static)
+        await wait_for(pilot, lambda: "nothing blocks the start" in str(preflight.render()), "a clear pre-flight")
+        app.bench.lab.inject({"fault": "instrument_timeout", "role": "daq"})  # the DAQ stops answering
+        await wait_for(pilot, lambda: "✖ daq: no answer" in str(preflight.render()), "the DAQ to block the start")
+        assert form.query_one("#start", Button).disabled
+        app.bench.lab.clear_faults()  # it answers again: the start is allowed without reopening the form
+        await wait_for(pilot, lambda: "nothing blocks the start" in str(preflight.render()), "the pre-flight to clear")
+        assert not form.query_one("#start", Button).disabled
 
 
 @pilot_test

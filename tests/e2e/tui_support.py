@@ -32,18 +32,24 @@ async def station_ready(pilot: Any) -> None:
     await wait_for(pilot, lambda: app.screen.status is not None and app.screen.plans, "the station screen's first poll")
 
 
-async def start_plan(pilot: Any, name: str, **fields: str) -> Any:
-    """Select plan ``name`` on the station screen, open the start form, fill it, start;
-    returns the run screen (a prompt dialog may already be on top of it)."""
-    from textual.widgets import Input
-
+async def open_start_form(pilot: Any, name: str) -> Any:
+    """Select plan ``name`` on the station screen and open its start form; returns the form."""
     app = pilot.app
     await station_ready(pilot)
     names = [p.name for p in app.screen.plans]
     app.screen.query_one("#plans").move_cursor(row=names.index(name))
     await pilot.press("r")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "StartRunScreen", "the start form")
-    form = app.screen
+    return app.screen
+
+
+async def start_plan(pilot: Any, name: str, **fields: str) -> Any:
+    """Select plan ``name`` on the station screen, open the start form, fill it, start;
+    returns the run screen (a prompt dialog may already be on top of it)."""
+    from textual.widgets import Input
+
+    app = pilot.app
+    form = await open_start_form(pilot, name)
     for ident, value in fields.items():
         form.query_one(f"#{ident}", Input).value = value
     await wait_for(pilot, lambda: form.start_check is not None and form.form_values() == _values(form)
