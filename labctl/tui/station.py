@@ -19,6 +19,7 @@ from labctl.tui.handover import to_screen
 from labctl.tui.status import StationStatus
 
 STATUS_TEXT = {"ok": ("● ok", "status-ok"), "warn": ("▲ warn", "status-warn"), "fail": ("✖ FAIL", "status-fail")}
+INSTRUMENT_COLUMNS = ("Role", "Status", "Error queue", "Cal. due", "Model", "IDN serial", "Asset")
 
 
 #: component classes every screen showing statuses declares; styled in labctl.tcss
@@ -64,7 +65,7 @@ class StationScreen(Screen[None]):
         self.query_one("#plans-pane").border_title = "Plans"
         self.query_one("#plan-detail").border_title = "Plan"
         inst = self.query_one("#instruments", DataTable)
-        inst.add_columns("Role", "Status", "Error queue", "Cal. due", "Model", "IDN serial", "Asset")
+        inst.add_columns(*INSTRUMENT_COLUMNS)
         locks = self.query_one("#interlocks", DataTable)
         locks.add_columns("Interlock", "Value", "Limit")
         plans = self.query_one("#plans", DataTable)
@@ -133,7 +134,10 @@ class StationScreen(Screen[None]):
         if isinstance(self.app.screen, StartRunScreen):
             self.app.screen.station_polled(status)  # its pre-flight follows the station
         table = self.query_one("#instruments", DataTable)
-        table.clear()
+        # columns anew: a column keeps the width of the widest text it ever held (a long
+        # problem of an earlier poll would push the columns after it off the screen for good)
+        table.clear(columns=True)
+        table.add_columns(*INSTRUMENT_COLUMNS)
         for i in status.instruments:
             label, cls = STATUS_TEXT.get(i.status, (i.status, ""))
             shown = i.errors if len(i.errors) <= 36 else i.errors[:35] + "…"
