@@ -61,6 +61,11 @@ class HistoryScreen(Screen):
         self.query_one(DataTable).focus()
         self.load()
 
+    def on_screen_resume(self) -> None:
+        """Back on the list (from a run's detail, a run, another screen): the runs recorded
+        meanwhile are listed too."""
+        self.load()
+
     # -- loading ------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="history")
@@ -78,15 +83,16 @@ class HistoryScreen(Screen):
         self.query_one("#history-status", Static).update(Text(text, style=fmt.status_style(self, "status-fail")))
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
-        self.rows = rows
         table = self.query_one(DataTable)
-        keep = table.cursor_row
+        was = self.selected
+        keep = next((i for i, r in enumerate(rows) if was and r["id"] == was["id"]), table.cursor_row)
+        self.rows = rows
         table.clear()
         table.add_rows(self._cells(r) for r in rows)
         for r, key in zip(rows, table.rows, strict=True):
             r["_key"] = key
         if rows:
-            table.move_cursor(row=min(keep, len(rows) - 1))
+            table.move_cursor(row=min(keep, len(rows) - 1))  # the same run, when it is still listed
         shown = ", ".join(f"{k} {v}" for k, v in self.filters.items()) or "all runs"
         more = f" (newest {LIMIT})" if len(rows) >= LIMIT else ""
         self.query_one("#history-status", Static).update(

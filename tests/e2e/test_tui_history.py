@@ -7,9 +7,13 @@ import asyncio
 
 import pytest
 from textual.widgets import DataTable, Input, Static
-from tuikit import ScreenApp, history_db, settle, use_utc
+from tuikit import T0, ScreenApp, history_db, record_run, settle, use_utc
 
+from labctl.engine import events as ev
+from labctl.store import Recorder, open_store
+from labctl.tui.app import LabctlApp
 from labctl.tui.compare import CompareScreen
+from labctl.tui.config import TuiConfig
 from labctl.tui.detail import RunDetailScreen
 from labctl.tui.history import HistoryScreen
 
@@ -112,5 +116,38 @@ def test_filters_narrow_the_list_and_a_bad_date_says_how_to_write_it(db):
             await settle(pilot)
             status = str(app.screen.query_one("#history-status", Static).render())
             assert "cannot read --since 'last tuesday'" in status and "7d" in status
+
+    asyncio.run(scenario())
+
+
+def test_coming_back_to_the_history_lists_the_runs_recorded_meanwhile(db):
+    def run_ends_at_the_bench(run_id: str, t: float, dut: str) -> None:  # labctl run, or this TUI
+        store = open_store(db)
+        rec = Recorder(store)
+        record_run(rec, run_id, t, dut=dut, vcore=0.750, outcome=ev.RunOutcome.PASSED)
+        rec.close()
+        store.close()
+
+    async def scenario():
+        app = LabctlApp(TuiConfig(db=db, watch=True))  # starts in watch mode: no bench polled
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            await pilot.press("h")
+            await settle(pilot)
+            table = app.screen.query_one("#history-runs", DataTable)
+            await pilot.press("down")  # on EVT-0042's re-run
+            assert len(_cells(table)) == 4 and _cells(table)[table.cursor_row][9] == "re-run of 1a0b0c0d"
+            await pilot.press("enter")
+            await settle(pilot)
+            run_ends_at_the_bench("1a0b0c0d00000005", T0 + 9000, "EVT-0044")
+            await pilot.press("escape")  # back from the run's detail
+            await settle(pilot)
+            rows = _cells(table)
+            assert [r[4] for r in rows] == ["EVT-0044", "EVT-0042", "EVT-0042", "EVT-0043", "EVT-0042"]
+            assert rows[table.cursor_row][9] == "re-run of 1a0b0c0d"  # the cursor stays on the run it was on
+            run_ends_at_the_bench("1a0b0c0d00000006", T0 + 9600, "EVT-0045")
+            await pilot.press("w", "h")  # to watch mode and back
+            await settle(pilot)
+            assert _cells(app.screen.query_one("#history-runs", DataTable))[0][4] == "EVT-0045"
 
     asyncio.run(scenario())
