@@ -157,9 +157,9 @@ class RunModel:
         return sorted(latest.items(), key=lambda kv: (len(kv[0]), kv[0]))
 
 
-def margin(value: Any, limits: ev.Limits | None) -> tuple[str, float | None]:
+def margin(value: Any, limits: ev.Limits | None, unit: str = "") -> tuple[str, float | None]:
     """Distance to the nearest limit, in the measurement's unit and as a share of the
-    tolerance band: ("+0.012 (24 %)", 0.24). Negative when outside. ("", None) for
+    tolerance band: ("+0.012 V (24 %)", 0.24). Negative when outside. ("", None) for
     measurements without numeric limits."""
     if limits is None or not isinstance(value, int | float) or isinstance(value, bool):
         return "", None
@@ -169,10 +169,11 @@ def margin(value: Any, limits: ev.Limits | None) -> tuple[str, float | None]:
     if not dists:
         return "", None
     nearest = min(dists)
+    text = f"{nearest:+.4g} {unit}".rstrip()
     if lo is not None and hi is not None and hi > lo:
         share = nearest / ((hi - lo) / 2)
-        return f"{nearest:+.4g} ({share * 100:.0f} %)", share
-    return f"{nearest:+.4g}", None
+        return f"{text} ({share * 100:.0f} %)", share
+    return text, None
 
 
 def format_value(value: Any) -> str:

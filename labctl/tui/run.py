@@ -273,7 +273,7 @@ class RunScreen(Screen[None]):
         name = m.name + (" " + " ".join(f"{k}={v}" for k, v in m.labels.items()) if m.labels else "")
         step = self.model.steps[m.step_key].step_id if m.step_key in self.model.steps else m.step_key
         value = f"{format_value(m.value)} {m.unit}".rstrip()
-        margin_text, _share = margin(m.value, m.limits)
+        margin_text, _share = margin(m.value, m.limits, m.unit)
         verdict = Text(m.verdict if m.verdict != "NONE" else "—", style=self._style(STATUS_CLASS.get(m.verdict, "")))
         return (name, value, verdict, margin_text, m.limits.text if m.limits else "", step)
 

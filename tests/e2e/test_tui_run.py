@@ -4,6 +4,8 @@ recorded and the supply's output off (read back over SCPI by an independent pyvi
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import pyvisa
 from textual.widgets import Button, DataTable, Input, RichLog, Static
@@ -54,7 +56,8 @@ async def test_start_answer_prompt_and_see_steps_and_measurements(tmp_path):
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
         rail = next(r for r in rows if "VDD_CORE" in r[0])  # measurement, value, verdict, margin, limits, step
         assert rail[1].endswith(" V") and rail[2] == "PASS" and rail[4] == "0.725 V ≤ x ≤ 0.775 V"
-        assert "%" in rail[3] and rail[5] == "core_rail"  # the margin to the nearest limit, as a share of the band
+        assert rail[5] == "core_rail"
+        assert re.fullmatch(r"\+0\.02\d* V \(\d+ %\)", rail[3]), rail[3]  # to the nearest limit, in V and of the band
         assert "PASSED" in str(run.query_one("#run-head", Static).render())
     answers = db_rows(tmp_path, "select prompt_id, answer, answer_source, answered_at from prompts")
     assert [(a[0], a[1], a[2]) for a in answers] == [("heatsink", "yes", "operator:tester")]

@@ -19,6 +19,12 @@ def test_margin_is_the_distance_to_the_nearest_limit_and_its_share_of_the_half_b
     assert margin(1.0, None) == ("", None)
 
 
+def test_the_margin_is_said_in_the_measurement_s_unit():
+    assert margin(0.750905, ev.Limits(low=0.725, high=0.775), "V")[0] == "+0.02409 V (96 %)"
+    assert margin(0.881751, ev.Limits(high=3.0), "A")[0] == "+2.118 A"
+    assert margin(0.81, ev.Limits(low=0.7, high=0.8), "V")[0] == "-0.01 V (-20 %)"  # outside
+
+
 def test_a_burst_of_events_is_one_set_of_changes():
     m = RunModel()
     for e in run_events():
