@@ -434,7 +434,8 @@ class RunScreen(Screen[None]):
         if s.error is not None:
             self.query_one("#run-head", Static).update(
                 Text(f"not started: {s.error}", style=self._style("status-fail")))
-            self.query_one("#run-progress-text", Static).update("nothing was powered")
+            self.model.progress_text, self.model.progress_fraction = "nothing was powered", 0.0
+            self._render_progress()  # and it stays said (the bar stops; the tick redraws this text)
         self.app.run_finished(s)
         self.notify(f"run {self.model.outcome or 'not started'} (exit code {s.exit_code}); esc: back to the station",
                     severity="information" if s.exit_code == 0 else "warning", timeout=8)

@@ -111,6 +111,24 @@ async def test_the_open_start_form_s_pre_flight_follows_the_station(tmp_path):
 
 
 @pilot_test
+async def test_a_run_that_cannot_start_says_nothing_was_powered(tmp_path):
+    app = sim_app(tmp_path, poll_interval=60)  # the station is read once: the swap below goes unseen
+    async with app.run_test(size=(160, 48)) as pilot:
+        form = await open_start_form(pilot, "smoke")
+        await wait_for(pilot, lambda: not form.query_one("#start", Button).disabled, "the start to be allowed")
+        app.bench.lab.swap_dut("SIM-GOLD-0002")  # another board is put on the fixture meanwhile
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.run_session.finished, "the run to end")
+        run = app.screen
+        await pilot.pause(0.6)  # the screen's periodic redraws come and go
+        assert str(run.query_one("#run-head", Static).render()).startswith("not started: ")
+        assert str(run.query_one("#run-progress-text", Static).render()) == "nothing was powered"
+        assert run.query_one("#run-progress").total is not None  # the bar no longer says "working"
+        assert app.run_session.exit_code == 2
+        assert _psu_output(app.bench.lab.addresses["psu"]) == "0"
+
+
+@pilot_test
 async def test_unanswered_prompt_times_out_and_is_withdrawn(tmp_path):
     app = sim_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
