@@ -20,8 +20,8 @@ A front panel for the bench: the station, its plans, and the run in progress.
 | `h` | history of recorded runs |
 | `w` | watch runs in progress (this database) |
 | `t` | the lab's stations (registry of `labctl agent`s: state, heartbeat, run, step, calibration, queue) |
-| `?` / `F1` | this help |
-| `q` | quit (during a run: asks, then aborts to the safe state) |
+| `?` / `f1` | this help |
+| `q` / `ctrl+c` | quit (during a run: asks, then aborts to the safe state) |
 | `ctrl+t` | light / dark colours (`labctl tui --light` starts light) |
 | `ctrl+p` | command palette |
 
@@ -30,7 +30,7 @@ A front panel for the bench: the station, its plans, and the run in progress.
 |---|---|
 | `enter` / `r` | start the selected plan (opens the start form) |
 | `ctrl+r` | refresh the instruments' status now |
-| `tab` | next pane |
+| `tab` / `shift+tab` | next / previous pane |
 
 ## Start form
 | key | action |
@@ -42,9 +42,10 @@ A front panel for the bench: the station, its plans, and the run in progress.
 ## Run screen
 | key | action |
 |---|---|
-| `a` | abort (asks first; the safe state always runs) |
+| `a` | abort (asks first: `y` aborts, `n` / `escape` keeps running; the safe state always runs) |
 | `l` | show/hide the instrument I/O of the current step |
 | `m` | all measurements / only the current step's |
+| `p` | next plotted unit (degC, V, A …) |
 | `escape` | back to the station screen (when the run is over) |
 
 ## Prompt dialog
@@ -60,6 +61,7 @@ dialog is withdrawn and the step ends ERROR.
 | `m` | mark a run; `c` compares the marked run with the one under the cursor |
 | `c` | (no mark) compare with the same DUT's previous run |
 | `r` | reload |
+| `escape` | back |
 
 ## Run detail
 | key | action |
@@ -67,6 +69,19 @@ dialog is withdrawn and the step ends ERROR.
 | `p` | side by side with the same DUT's previous run |
 | `f` | re-run the failed steps on the board now on the fixture (a new run, asks first) |
 | `s` | re-run the step under the cursor |
+| `tab` | between the measurements and the steps |
+| `escape` | back |
+
+## Re-run (asks first)
+| key | action |
+|---|---|
+| `y` | re-run: a new run on the live run screen |
+| `n` / `escape` | cancel |
+
+## Compare
+| key | action |
+|---|---|
+| `x` | swap A and B |
 | `escape` | back |
 
 ## Watch
@@ -76,6 +91,12 @@ dialog is withdrawn and the step ends ERROR.
 | `f` | follow the newest running run again |
 | `d` | the followed run's detail |
 | `u` | plot the series of the next unit |
+| `escape` | back |
+
+## Stations
+| key | action |
+|---|---|
+| `r` | read the registry now |
 """
 
 
