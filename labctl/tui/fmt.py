@@ -40,8 +40,8 @@ def problem(err: Exception) -> str:
     (a database that went away mid-query) as what it is."""
     from labctl.errors import LabctlError
 
-    if isinstance(err, LabctlError):
-        return err.format()
+    if isinstance(err, LabctlError):  # its hint (how to do it right) on the same line
+        return " · ".join(line.strip() for line in err.format().splitlines())
     first = str(err).splitlines()[0] if str(err) else ""
     return f"the results database did not answer: {type(err).__name__}: {first}".rstrip(": ")
 

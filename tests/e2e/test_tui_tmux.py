@@ -177,3 +177,16 @@ def test_on_80_columns_a_hung_instrument_s_countdown_and_the_outcome_are_readabl
         while not (f"run {run_id}" in words() and "BENCH MAY BE UNSAFE: safe-state.dmm: not confirmed" in words()):
             assert time.monotonic() < end, f"the run's id and outcome are cut off:\n{term.screen()}"
             time.sleep(0.2)
+
+
+def test_a_history_date_that_cannot_be_read_says_how_to_write_it(tmp_path, terminal):
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "labctl", "tui", "--watch",
+                                            "--db", str(tmp_path / "results.db")])
+    term = terminal(f"cd {shlex.quote(str(ROOT))} && TERM=xterm-256color {cmd}", width=80, height=24)
+    term.wait_for("Watch")
+    term.keys("h")
+    term.wait_for("0 run(s)")
+    term.keys("/", "Tab", "Tab", "Tab", "Tab")  # plan, DUT, station, outcome: since
+    term.keys("last tuesday", "Enter")
+    screen = " ".join(term.wait_for("cannot read").split())  # the status line, wrapped or not
+    assert "cannot read --since 'last tuesday'" in screen and "7d" in screen and "2026-11-30" in screen, screen
