@@ -3,6 +3,7 @@ DUT on the fixture, the interlock signals of the selected plan, and the plans av
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -104,6 +105,8 @@ class StationScreen(Screen[None]):
             status = poll_station(bench.fixture, loaded)
         finally:
             bench.instruments_lock.release()
+        if entry is not None and not status.plan:  # a plan without interlocks: "none in <plan>"
+            status = replace(status, plan=entry.name)
         to_screen(self, self.show_status, status)
 
     def _loaded_plan(self, entry: PlanEntry) -> Any:

@@ -7,7 +7,7 @@ from textual.widgets import DataTable
 from labctl.tui import LabctlApp, TuiConfig
 from labctl.tui.status import StationStatus
 from tests.e2e.tui_fixed import plan_catalog, station_status
-from tests.e2e.tui_support import pilot_test
+from tests.e2e.tui_support import pilot_test, sim_app, station_ready, wait_for
 
 
 def _columns_in_view(table: DataTable) -> list[str]:
@@ -40,3 +40,15 @@ async def test_after_the_bench_was_busy_the_instruments_show_calibration_model_a
         await pilot.pause()
         assert _columns_in_view(table) == every
         assert [str(c) for c in table.get_row_at(0)][3:] == ["2027-09-30", "E36312A", "MY59002391", "MY59002391"]
+
+
+@pilot_test
+async def test_a_plan_without_interlocks_says_so_beside_the_dut(tmp_path):
+    app = sim_app(tmp_path, poll_interval=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await station_ready(pilot)
+        screen = app.screen
+        screen.query_one("#plans", DataTable).move_cursor(row=[p.name for p in screen.plans].index("smoke"))
+        locks = screen.query_one("#interlocks", DataTable)
+        await wait_for(pilot, lambda: locks.row_count and str(locks.get_row_at(0)[0]) == "none in smoke",
+                       "the interlocks pane to say smoke has none", timeout=20)
