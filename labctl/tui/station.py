@@ -148,10 +148,13 @@ class StationScreen(Screen[None]):
             table.add_row(i.role, Text(label, style=_style(self, cls)), errors, i.calibration_due or "—",
                           i.model or "—", i.serial or "—", i.asset_serial or "—", key=i.role)
         for problem in status.problems:
-            table.add_row("station", Text("✖ FAIL", style=_style(self, "status-fail")), problem, "", "", "", "")
+            label, cls = ("▲ busy", "status-warn") if problem == status.busy else ("✖ FAIL", "status-fail")
+            table.add_row("station", Text(label, style=_style(self, cls)), problem, "", "", "", "")
         self._render_head(status)
         dut = self.query_one("#dut", Static)
-        if status.dut_serial:
+        if status.busy:
+            dut.update("DUT: not read (bench in use)")
+        elif status.dut_serial:
             dut.update(f"DUT {status.dut_serial}\n{status.dut_detail}")
         else:
             dut.update("DUT: the console did not answer" if "dut" in self.app.bench.fixture.roles else "no DUT console")
@@ -169,6 +172,8 @@ class StationScreen(Screen[None]):
         head = Text(f"Station {fixture.station}")
         if status is None:
             head.append(" · reading the instruments…", style=_style(self, "status-dim"))
+        elif status.busy:  # nothing failed: a run in another terminal holds the instruments
+            head.append(" · bench in use by another run: not polled until it ends", style=_style(self, "status-warn"))
         else:
             head.append(" · DUT ")
             head.append(status.dut_serial or "not answering", style=_style(self, "" if status.dut_serial else "status-fail"))

@@ -47,6 +47,7 @@ class StationStatus:
     interlocks: tuple[InterlockValue, ...] = ()
     plan: str = ""  # whose interlocks are shown
     problems: tuple[str, ...] = field(default_factory=tuple)
+    busy: str = ""  # another process runs a plan on this bench: not polled (also a problem: it blocks a start)
 
     @property
     def blocking(self) -> list[str]:
@@ -74,7 +75,7 @@ def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None
 
     busy = _bench_in_use(fixture)
     if busy:
-        return StationStatus(fixture.station, problems=(busy,))
+        return StationStatus(fixture.station, problems=(busy,), busy=busy)
     try:
         station = open_station(fixture)
     except LabctlError as err:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
+from labctl.instruments.benchlock import bench_lock
 from labctl.tui import LabctlApp, TuiConfig
 from labctl.tui.status import StationStatus
 from tests.e2e.tui_fixed import plan_catalog, station_status
@@ -52,3 +53,20 @@ async def test_a_plan_without_interlocks_says_so_beside_the_dut(tmp_path):
         locks = screen.query_one("#interlocks", DataTable)
         await wait_for(pilot, lambda: locks.row_count and str(locks.get_row_at(0)[0]) == "none in smoke",
                        "the interlocks pane to say smoke has none", timeout=20)
+
+
+@pilot_test
+async def test_a_bench_in_use_by_another_run_is_said_so_not_reported_as_failing(tmp_path):
+    app = sim_app(tmp_path, poll_interval=0.5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await station_ready(pilot)
+        screen = app.screen
+        head = screen.query_one("#station-head", Static)
+        with bench_lock(app.bench.fixture, slots=()):  # what `labctl run` in another terminal holds
+            await wait_for(pilot, lambda: "bench in use" in str(head.render()), "the head line to say the bench is busy")
+            shown = str(head.render())
+            assert "not answering" not in shown and "problem" not in shown, shown
+            table = screen.query_one("#instruments", DataTable)
+            assert [str(c) for c in table.get_row_at(0)][:2] == ["station", "▲ busy"]
+            assert str(screen.query_one("#dut", Static).render()) == "DUT: not read (bench in use)"
+        await wait_for(pilot, lambda: "instruments OK" in str(head.render()), "the bench to be read again")
