@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.widgets import DataTable, Static
 
 from labctl.instruments.benchlock import bench_lock
 from labctl.tui import LabctlApp, TuiConfig
-from labctl.tui.status import StationStatus
+from labctl.tui.status import InterlockValue, StationStatus
 from tests.e2e.tui_fixed import plan_catalog, station_status
 from tests.e2e.tui_support import pilot_test, sim_app, station_ready, wait_for
 
@@ -21,14 +23,22 @@ def _columns_in_view(table: DataTable) -> list[str]:
     return shown
 
 
+def _fixed_app() -> LabctlApp:
+    return LabctlApp(TuiConfig(poll_interval=0, operator="alice"))  # no polling: the readings are fed
+
+
+async def _show(pilot, status: StationStatus) -> None:
+    pilot.app.screen.show_plans(plan_catalog())
+    pilot.app.screen.show_status(status)
+    await pilot.pause()
+
+
 @pilot_test
 async def test_after_the_bench_was_busy_the_instruments_show_calibration_model_and_serials_again():
-    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice"))
+    app = _fixed_app()
     async with app.run_test(size=(160, 48)) as pilot:
+        await _show(pilot, station_status())
         screen = app.screen
-        screen.show_plans(plan_catalog())
-        screen.show_status(station_status())
-        await pilot.pause()
         table = screen.query_one("#instruments", DataTable)
         every = ["Role", "Status", "Error queue", "Cal. due", "Model", "IDN serial", "Asset"]
         assert _columns_in_view(table) == every
@@ -70,3 +80,16 @@ async def test_a_bench_in_use_by_another_run_is_said_so_not_reported_as_failing(
             assert [str(c) for c in table.get_row_at(0)][:2] == ["station", "▲ busy"]
             assert str(screen.query_one("#dut", Static).render()) == "DUT: not read (bench in use)"
         await wait_for(pilot, lambda: "instruments OK" in str(head.render()), "the bench to be read again")
+
+
+@pilot_test
+async def test_on_120_columns_the_head_line_s_interlock_values_are_not_cut_off():
+    app = _fixed_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _show(pilot, replace(station_status(), interlocks=(
+            InterlockValue("die over-temperature", "dut.die_temp", "25.1 degC", "≤ 105 degC", True),
+            InterlockValue("input over-current", "psu.ch1.current", "0.0002667 A", "≤ 6 A", True))))
+        head = app.screen.query_one("#station-head", Static)
+        text = str(head.render())
+        assert text.endswith("psu.ch1.current 0.0002667 A") and len(text) > head.content_region.width
+        assert head.size.height == 2  # wrapped: every value with its unit is on the screen
