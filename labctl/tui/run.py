@@ -50,6 +50,7 @@ class RunScreen(Screen[None]):
         self.model = RunModel()
         self._autostart = start
         self._group_nodes: dict[str, TreeNode] = {}
+        self._group_failed: dict[str, dict[str, str]] = {}  # group -> step key -> FAIL / ERROR
         self._step_nodes: dict[str, TreeNode] = {}
         self._show_io = False
         self._all_measurements = False
@@ -200,9 +201,29 @@ class RunScreen(Screen[None]):
         if node is None:
             title = GROUP_TITLES.get(row.group) or self.model.corner_label(row.corner_index)
             # the steps' groups open as the run reaches them (_fold_corners)
-            node = self.query_one("#steps", Tree).root.add(Text(title), expand=row.group != "steps")
+            node = self.query_one("#steps", Tree).root.add(Text(title), expand=row.group != "steps", data=title)
             self._group_nodes[gid] = node
         return node
+
+    def _count_failed(self, row: Any) -> None:
+        """A group's label counts its steps that failed or broke, so that a corner folded away
+        still says it holds one ("corner 1 [vin=4.75 V]  ! 1 ERROR")."""
+        gid = self._group_id(row)
+        failed = self._group_failed.setdefault(gid, {})
+        before = dict(failed)
+        if row.status in ("FAIL", "ERROR"):
+            failed[row.key] = row.status
+        else:
+            failed.pop(row.key, None)
+        if failed == before:
+            return
+        node = self._group_nodes[gid]
+        label = Text(str(node.data))
+        for status in ("FAIL", "ERROR"):
+            count = sum(1 for s in failed.values() if s == status)
+            if count:
+                label.append(f"  {ICONS[status]} {count} {status}", style=self._style(STATUS_CLASS[status]))
+        node.set_label(label)
 
     def _fold_corners(self) -> None:
         """Earlier corners (and setup) fold away as the run moves on. A step that was not run
@@ -237,6 +258,7 @@ class RunScreen(Screen[None]):
             node = self._step_nodes[key] = self._group_node(row).add_leaf(label, data=key)
         else:
             node.set_label(label)
+        self._count_failed(row)
         if not row.not_run:
             self._follow = node  # the tree follows the run
 

@@ -39,6 +39,10 @@ class Feed:
         return out
 
 
+def _app() -> LabctlApp:
+    return LabctlApp(TuiConfig(poll_interval=0, operator="alice"))  # no station polled: the run is fed
+
+
 async def _run_screen(pilot: Any) -> Any:
     from labctl.tui.run import RunScreen
     from labctl.tui.session import RunSession
@@ -64,8 +68,7 @@ def _on_screen(tree: Tree, node: Any) -> bool:
 
 @pilot_test
 async def test_in_a_long_plan_the_step_tree_keeps_the_running_step_on_screen():
-    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice"))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with _app().run_test(size=(80, 24)) as pilot:
         screen = await _run_screen(pilot)
         tree = screen.query_one("#steps", Tree)
         feed = Feed()
@@ -84,8 +87,7 @@ async def test_in_a_long_plan_the_step_tree_keeps_the_running_step_on_screen():
 
 @pilot_test
 async def test_after_an_abort_the_tree_shows_where_the_run_stopped_and_what_was_not_run():
-    app = LabctlApp(TuiConfig(poll_interval=0, operator="alice"))
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with _app().run_test(size=(120, 40)) as pilot:
         screen = await _run_screen(pilot)
         feed = Feed(corners=[{"ambient": "0 degC"}, {"ambient": "25 degC"}, {"ambient": "45 degC"}])
         feed.step("power_on", group="setup", check="power.on")
@@ -112,3 +114,20 @@ async def test_after_an_abort_the_tree_shows_where_the_run_stopped_and_what_was_
         assert labels["steps/soak@1"] == "■ soak  ABORTED  1.0s (sim 59.2s)"
         assert labels["steps/lid@1"] == "■ lid  not run"  # not "ABORTED 0.0s", as if it had run
         assert labels["steps/soak@2"] == "■ soak  not run"
+
+
+@pilot_test
+async def test_a_corner_folded_away_still_says_it_holds_a_step_that_broke():
+    async with _app().run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed(corners=[{"vin": "4.75 V"}, {"vin": "5 V"}, {"vin": "5.25 V"}])
+        garbage = "expected a number, got '\\x15#?!@garbage\\x7f' (instrument daq)"
+        for corner in range(3):
+            feed.step("set_vin", corner=corner, check="set")
+            feed.step("rails", "ERROR" if corner == 0 else "FAIL" if corner == 1 else "PASS", corner=corner,
+                      message=garbage if corner == 0 else "VDD_IO out of limits", check="power.rails")
+            feed.step("ripple", corner=corner)
+            await _feed(pilot, screen, feed.take())  # the run moves on, corner by corner
+        groups = {str(node.label): node.is_expanded for node in screen._group_nodes.values()}
+        assert groups == {"corner 1 [vin=4.75 V]  ! 1 ERROR": False, "corner 2 [vin=5 V]  ✖ 1 FAIL": False,
+                          "corner 3 [vin=5.25 V]": True}, groups
