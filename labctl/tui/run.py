@@ -60,7 +60,8 @@ class RunScreen(Screen[None]):
         self._last_plot = 0.0
         self._plot_unit: str | None = None
         self._prompt_open: str | None = None
-        self._io_shown = 0
+        self._io_shown = 0  # the session log's index of the next record to show
+        self._io_step: tuple[str | None, float] | None = None  # (step, its start) whose I/O is shown
         self._aborting = False
         self._resources: dict[str, float] = {}
         self._log_backlog: list[tuple[str, str]] = []  # log lines that came while the I/O was shown
@@ -342,19 +343,23 @@ class RunScreen(Screen[None]):
                 f"timeout in {max(0.0, limit - waited):.1f} s")
 
     def _render_io(self) -> None:
-        station = self.session.station
-        log_widget = self.query_one("#run-log", RichLog)
-        log = getattr(station, "session_log", None)
+        """The current step's instrument I/O as it happens; the pane starts afresh when the next
+        step (or attempt) starts."""
+        log = getattr(self.session.station, "session_log", None)
         if log is None:
             return
+        log_widget = self.query_one("#run-log", RichLog)
         current = self.model.steps.get(self.model.current or "")
         since = current.started if current is not None else 0.0
-        records = log.records[-400:]
-        fresh = [r for r in records if float(r.get("t", 0)) >= since][self._io_shown:]
+        if (self.model.current, since) != self._io_step:
+            self._io_step = (self.model.current, since)
+            log_widget.clear()
+            self._io_shown = 0  # the session log's index: read again from its start, by time
+        records, self._io_shown = log.since(self._io_shown)
+        fresh = [r for r in records if float(r.get("t", 0)) >= since][-400:]
         for r in fresh:
             arrow = {"write": "→", "query": "→", "reply": "←", "error": "✖", "note": "·"}.get(r.get("kind"), " ")
             log_widget.write(f"{r.get('instrument')} {arrow} {r.get('text')}")
-        self._io_shown += len(fresh)
 
     # ------------------------------------------------------------------ periodic
     def _tick(self) -> None:
@@ -489,7 +494,7 @@ class RunScreen(Screen[None]):
         self._show_io = not self._show_io
         log = self.query_one("#run-log", RichLog)
         log.clear()
-        self._io_shown = 0
+        self._io_step = None
         self.set_class(self._show_io, "-io")
         self.query_one("#log-pane").border_title = "Instrument I/O (current step)" if self._show_io else "Log"
         if self._show_io:

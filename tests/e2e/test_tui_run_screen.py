@@ -3,11 +3,13 @@ made here), for what a long or an aborted run looks like on it."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
-from textual.widgets import Tree
+from textual.widgets import RichLog, Tree
 
 from labctl.engine import events as ev
+from labctl.instruments.sessionlog import SessionLog
 from labctl.tui import LabctlApp, TuiConfig
 from tests.e2e.tui_support import pilot_test
 
@@ -131,3 +133,34 @@ async def test_a_corner_folded_away_still_says_it_holds_a_step_that_broke():
         groups = {str(node.label): node.is_expanded for node in screen._group_nodes.values()}
         assert groups == {"corner 1 [vin=4.75 V]  ! 1 ERROR": False, "corner 2 [vin=5 V]  ✖ 1 FAIL": False,
                           "corner 3 [vin=5.25 V]": True}, groups
+
+
+@pilot_test
+async def test_the_instrument_io_pane_follows_the_current_step():
+    async with _app().run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed()
+        clock = [feed.t]
+        log = SessionLog(clock=lambda: clock[0])
+        screen.session.station = SimpleNamespace(session_log=log)
+        await pilot.press("l")  # the current step's instrument I/O
+
+        def step_with_io(step_id: str, channel: int, queries: int) -> None:
+            feed.step(step_id, None, check="power.rails")
+            clock[0] = feed.t + 0.001
+            for i in range(queries):
+                log.record("daq", "TCPIP0::x::SOCKET", "query", f"MEAS:VOLT:DC? AUTO,DEF,(@{channel})")
+                log.record("daq", "TCPIP0::x::SOCKET", "reply", f"+0.{channel}{i}E+00")
+
+        def shown() -> list[str]:
+            return [line.text for line in screen.query_one("#run-log", RichLog).lines]
+
+        step_with_io("rails_hbm", 112, 5)
+        await _feed(pilot, screen, feed.take())
+        assert shown()[:2] == ["daq → MEAS:VOLT:DC? AUTO,DEF,(@112)", "daq ← +0.1120E+00"] and len(shown()) == 10
+        feed.events.append(ev.StepEnded(run_id=RUN, time=feed.t, step_key="steps/rails_hbm#1",
+                                        outcome=ev.StepOutcome.PASS, duration=0.5))
+        step_with_io("rails_io", 113, 3)  # the next step: its own I/O, from its first command
+        await _feed(pilot, screen, feed.take())
+        assert shown() == [line for i in range(3) for line in
+                           ("daq → MEAS:VOLT:DC? AUTO,DEF,(@113)", f"daq ← +0.113{i}E+00")], shown()
