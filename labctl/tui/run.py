@@ -31,6 +31,15 @@ STATUS_CLASS = {"RUNNING": "status-running", "PASS": "status-ok", "FAIL": "statu
 GROUP_TITLES = {"setup": "setup", "teardown": "teardown", "safe-state": "safe state"}
 TICK = 0.1  # seconds: the screen applies buffered events at most this often
 PLOT_EVERY = 0.5  # seconds between plot redraws
+MEASUREMENT_COLUMNS = ("Measurement", "Value", "Verdict", "Margin", "Limits", "Step")
+
+
+def clear_measurements(table: DataTable) -> None:
+    """Empty the measurement table, its columns sized anew: a column keeps the width of the
+    widest text it ever held, so one long value (a rail sequence, a reply) would push the
+    verdicts and limits of every later step off the screen."""
+    table.clear(columns=True)
+    table.add_columns(*MEASUREMENT_COLUMNS)
 
 
 class RunScreen(Screen[None]):
@@ -100,7 +109,7 @@ class RunScreen(Screen[None]):
         tree.show_root = False
         tree.root.expand()
         table = self.query_one("#measurements", DataTable)
-        table.add_columns("Measurement", "Value", "Verdict", "Margin", "Limits", "Step")
+        table.add_columns(*MEASUREMENT_COLUMNS)
         self.query_one("#run-interlocks", DataTable).add_columns("Interlock", "Value", "Limit")
         self.query_one("#plot-ber", PlotextPlot).display = False
         self._resources = self._io_timeouts()
@@ -271,14 +280,14 @@ class RunScreen(Screen[None]):
         if self._all_measurements:
             rows = new
             if table.row_count + len(rows) > 1000:  # keep the table cheap: the newest 500
-                table.clear()
+                clear_measurements(table)
                 rows = list(self.model.measurements)[-500:]
         else:
             latest = new[-1].step_key if new else self._table_step
             if latest is None and self.model.measurements:
                 latest = self.model.measurements[-1].step_key
             if latest != self._table_step:
-                table.clear()
+                clear_measurements(table)
                 self._table_step = latest
                 rows = [m for m in self.model.measurements if m.step_key == latest]
                 row = self.model.steps.get(latest or "")
@@ -507,7 +516,7 @@ class RunScreen(Screen[None]):
     def action_toggle_measurements(self) -> None:
         self._all_measurements = not self._all_measurements
         table = self.query_one("#measurements", DataTable)
-        table.clear()
+        clear_measurements(table)
         self._table_step = None
         self.query_one("#measurements-pane").border_title = "Measurements (all)" if self._all_measurements else "Measurements"
         if self._all_measurements:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from textual.widgets import RichLog, Tree
+from textual.widgets import DataTable, RichLog, Tree
 
 from labctl.engine import events as ev
 from labctl.instruments.sessionlog import SessionLog
 from labctl.tui import LabctlApp, TuiConfig
-from tests.e2e.tui_support import pilot_test
+from tests.e2e.tui_support import columns_in_view, pilot_test
 
 RUN = "0000long00000001"
 
@@ -164,3 +164,24 @@ async def test_the_instrument_io_pane_follows_the_current_step():
         await _feed(pilot, screen, feed.take())
         assert shown() == [line for i in range(3) for line in
                            ("daq → MEAS:VOLT:DC? AUTO,DEF,(@113)", f"daq ← +0.113{i}E+00")], shown()
+
+
+@pilot_test
+async def test_after_a_step_with_a_long_value_the_next_steps_verdicts_and_limits_stay_in_view():
+    async with _app().run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        table = screen.query_one("#measurements", DataTable)
+        feed = Feed()
+        order = "VDD_AUX,VDD_CORE,VDD_IO,VDD_HBM"
+        feed.step("sequencing", None, check="power.sequencing")
+        feed.events.append(ev.MeasurementRecorded(
+            run_id=RUN, time=feed.t, step_key="steps/sequencing#1", name="order", value=order,
+            limits=ev.Limits(equals=order, text=f"x == '{order}'"), verdict=ev.Verdict.PASS))
+        await _feed(pilot, screen, feed.take())
+        feed.step("core_rail", None)
+        feed.events.append(ev.MeasurementRecorded(
+            run_id=RUN, time=feed.t, step_key="steps/core_rail#1", name="VDD_CORE", value=0.7509, unit="V",
+            limits=ev.Limits(low=0.725, high=0.775, text="0.725 V ≤ x ≤ 0.775 V"), verdict=ev.Verdict.PASS))
+        await _feed(pilot, screen, feed.take())
+        assert [str(c) for c in table.get_row_at(0)][:3] == ["VDD_CORE", "0.7509 V", "PASS"]
+        assert columns_in_view(table)[:5] == ["Measurement", "Value", "Verdict", "Margin", "Limits"]

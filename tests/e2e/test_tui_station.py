@@ -10,17 +10,7 @@ from labctl.instruments.benchlock import bench_lock
 from labctl.tui import LabctlApp, TuiConfig
 from labctl.tui.status import InterlockValue, StationStatus
 from tests.e2e.tui_fixed import plan_catalog, station_status
-from tests.e2e.tui_support import pilot_test, sim_app, station_ready, wait_for
-
-
-def _columns_in_view(table: DataTable) -> list[str]:
-    """The column headings that start inside the table's visible width."""
-    shown, x = [], 0
-    for column in table.ordered_columns:
-        if x < table.scrollable_content_region.width:
-            shown.append(str(column.label))
-        x += column.get_render_width(table)
-    return shown
+from tests.e2e.tui_support import columns_in_view, pilot_test, sim_app, station_ready, wait_for
 
 
 def _fixed_app() -> LabctlApp:
@@ -41,7 +31,7 @@ async def test_after_the_bench_was_busy_the_instruments_show_calibration_model_a
         screen = app.screen
         table = screen.query_one("#instruments", DataTable)
         every = ["Role", "Status", "Error queue", "Cal. due", "Model", "IDN serial", "Asset"]
-        assert _columns_in_view(table) == every
+        assert columns_in_view(table) == every
         # a run in another terminal holds the bench: one poll says so, at length
         screen.show_status(StationStatus("sim-bench-1", problems=(
             "bench in use, not polled: station sim-bench-1: instrument TCPIP0::127.0.0.1::50251::SOCKET is in use "
@@ -49,7 +39,7 @@ async def test_after_the_bench_was_busy_the_instruments_show_calibration_model_a
         await pilot.pause()
         screen.show_status(station_status())  # that run ended: the next poll reads every instrument
         await pilot.pause()
-        assert _columns_in_view(table) == every
+        assert columns_in_view(table) == every
         assert [str(c) for c in table.get_row_at(0)][3:] == ["2027-09-30", "E36312A", "MY59002391", "MY59002391"]
 
 

@@ -59,6 +59,16 @@ async def start_plan(pilot: Any, name: str, **fields: str) -> Any:
     return next(s for s in app.screen_stack if type(s).__name__ == "RunScreen")
 
 
+def columns_in_view(table: Any) -> list[str]:
+    """The headings of a DataTable's columns that start inside its visible width."""
+    shown, x = [], 0
+    for column in table.ordered_columns:
+        if x < table.scrollable_content_region.width:
+            shown.append(str(column.label))
+        x += column.get_render_width(table)
+    return shown
+
+
 def _values(form: Any) -> Any:
     return form.form_values()
 
