@@ -24,7 +24,10 @@ class Tmux:
     def __init__(self, tmp_path, command: str, width: int = 100, height: int = 30) -> None:
         self.socket = f"labctl-test-{uuid.uuid4().hex[:8]}"  # our own tmux server
         self.tmp_path = tmp_path
-        self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
+        # the app's size is the pane's: a COLUMNS / LINES that reached the test's environment would
+        # override it (the terminal then drawn 80x24 whatever width and height were asked for)
+        self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
+                  f"unset COLUMNS LINES; {command}")
 
     def _run(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True,
