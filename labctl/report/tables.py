@@ -26,7 +26,7 @@ XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit, less the header
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "run_id", "plan", "plan_version", "plan_hash", "station", "slot", "dut", "operator", "started", "ended",
     "duration_s", "outcome", "sessions", "steps_passed", "steps_failed", "steps_error", "steps_skipped",
-    "steps_aborted", "measurements", "measurements_pass", "measurements_marginal", "measurements_fail",
+    "steps_aborted", "steps_interrupted", "measurements", "measurements_pass", "measurements_marginal", "measurements_fail",
     "first_failure", "message",
 )
 INSTRUMENT_COLUMNS: tuple[str, ...] = (
@@ -59,7 +59,7 @@ def summary_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
             r.run_id, r.plan.name, r.plan.version, r.plan.hash, r.station, r.slot, r.dut_serial, r.operator,
             r.started_at, r.ended_at, r.duration, r.outcome, len(r.sessions), steps.get("PASS", 0),
             steps.get("FAIL", 0), steps.get("ERROR", 0), steps.get("SKIPPED", 0), steps.get("ABORTED", 0),
-            sum(verdicts.values()), verdicts.get("PASS", 0), verdicts.get("MARGINAL", 0), verdicts.get("FAIL", 0),
+            steps.get("INTERRUPTED", 0), sum(verdicts.values()), verdicts.get("PASS", 0), verdicts.get("MARGINAL", 0), verdicts.get("FAIL", 0),
             first_failure(r), r.message,
         ))
     df = pd.DataFrame.from_records(rows, columns=list(SUMMARY_COLUMNS))

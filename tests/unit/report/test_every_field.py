@@ -115,3 +115,14 @@ def test_ocp_export_leaves_the_libraries_writer_and_checks_as_they_were(tmp_path
     export([failing_record()], "ocp", tmp_path / "r.jsonl")
     assert get_config().writer is before
     assert get_config().enable_runtime_checks  # off only during the export (the schema test checks the stream)
+
+
+def test_xlsx_summary_counts_every_step_of_an_interrupted_run(tmp_path):
+    """Its columns of step counts add up to the run's steps: the step a crash cut off is
+    counted as interrupted (it was counted nowhere)."""
+    rec = rich_record()
+    summary = pd.read_excel(export([rec], "xlsx", tmp_path / "r.xlsx"), sheet_name="Summary")
+    row = summary.iloc[0]
+    counts = {c: int(row[c]) for c in summary.columns if c.startswith("steps_")}
+    assert counts["steps_interrupted"] == 1
+    assert sum(counts.values()) == len(rec.plan_steps())
