@@ -132,9 +132,9 @@ def power_rails(ctx: Any, args: Any) -> None:
     """Each rail's DC voltage (mean of ``samples`` readings), judged against its limits."""
     start = len(ctx.recorded)
     for i, rail in enumerate(args.rails):
+        ctx.progress(f"rails: {rail} ({i + 1} of {len(args.rails)})", i / len(args.rails))  # the one read now
         read = _dc_reader(ctx, rail, args.via, args.rails)
         values = [read() for _ in range(args.samples)]
-        ctx.progress(f"rails: {rail} ({i + 1} of {len(args.rails)})", (i + 1) / len(args.rails))
         ctx.measure(rail, statistics.fmean(values), "V", labels={"rail": rail})
     finish(ctx, start)
 
@@ -182,8 +182,8 @@ def power_ripple(ctx: Any, args: Any) -> None:
     factor: a DMM cannot see spikes; use a scope for those)."""
     start = len(ctx.recorded)
     for i, rail in enumerate(args.rails):
+        ctx.progress(f"ripple: {rail} ({i + 1} of {len(args.rails)})", i / len(args.rails))  # the one read now
         rms = _ripple_reader(ctx, rail, args.via, args.rails)()
-        ctx.progress(f"ripple: {rail} ({i + 1} of {len(args.rails)})", (i + 1) / len(args.rails))
         ctx.log(f"{rail}: {rms * 1e3:.3f} mV rms (bandwidth {args.bandwidth})", "debug")
         ctx.measure(rail, rms * SQRT8 * 1e3, "mV", labels={"rail": rail})
     finish(ctx, start)

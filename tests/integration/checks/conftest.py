@@ -77,13 +77,15 @@ class Bench:
 
     def run(self, check: str, args: dict[str, Any], limits: dict[str, Any] | None = None, *,
             timeout: float | None = None, prompt_handler: Any = None,
-            abort: AbortController | None = None) -> Outcome:
+            abort: AbortController | None = None, watch: Any = None) -> Outcome:
         spec = get_check(check)
         assert spec is not None and spec.func is not None, f"{check} is not implemented"
         parsed = spec.args.model_validate(args)
         bus = EventBus()
         events: list[Any] = []
         bus.subscribe(events.append)
+        if watch is not None:  # sees each event as it is published
+            bus.subscribe(watch)
         self._n += 1
         ctx = StepContext(run_id="test", step_key=f"steps/{check}#{self._n}", step_id=check.replace(".", "_"),
                           bus=bus, clock=self.clock, abort=abort or AbortController(), station=self.station,

@@ -139,3 +139,26 @@ def test_ripple_via_the_dmm_uses_the_dmm_alone(bench):
     out = bench.run("power.ripple", {"rails": ["VDD_CORE"], "via": "dmm"})
     assert out.outcome == "PASS", out.message
     assert out.ctx.roles_used == {"dmm"}
+
+
+def test_progress_names_the_rail_being_read(bench):
+    """The operator's progress line names the rail the DAQ is reading now, not the one before
+    (power.ripple reports its rails the same way)."""
+    from labctl.engine.events import Progress
+
+    bench.power_on()
+    log = bench.station.session_log
+    named: list[tuple[str, int]] = []  # (rail named, session log records by then)
+
+    def watch(event):
+        if isinstance(event, Progress):
+            named.append((event.text.split()[1], log.total))
+
+    out = bench.run("power.rails", {"rails": RAILS, "via": "daq"}, RAIL_LIMITS, watch=watch)
+    assert out.outcome == "PASS", out.message
+    assert [rail for rail, _ in named] == RAILS
+    channel = {r: bench.fixture.channels[r].split("@", 1)[1] for r in RAILS}  # daq@(@111) -> (@111)
+    ends = [n for _, n in named[1:]] + [log.total]
+    for (rail, begin), end in zip(named, ends, strict=True):
+        io = [r["text"] for r in log.since(begin)[0][: end - begin] if r["kind"] in ("query", "write")]
+        assert io and all(channel[rail] in cmd for cmd in io if "(@" in cmd), (rail, io)
