@@ -24,6 +24,18 @@ from labctl.tui.station import STATUS_CLASSES
 
 FILTERS = (("plan", "plan"), ("dut", "DUT"), ("station", "station"), ("outcome", "outcome"), ("since", "since"))
 LIMIT = 500  # runs shown at most (newest first)
+LOADING = "loading the runs…"
+
+
+class RunsTable(DataTable):
+    """The run list: ``enter`` on it before any run is listed still reaches the screen (a
+    plain table drops it), which says the list is loading and opens the run once it is."""
+
+    def action_select_cursor(self) -> None:
+        if self.row_count == 0:
+            self.screen.action_open()
+            return
+        super().action_select_cursor()
 
 
 class HistoryScreen(Screen):
@@ -44,6 +56,8 @@ class HistoryScreen(Screen):
         self.filters = {k: v for k, v in (filters or {}).items() if v}
         self.rows: list[dict[str, Any]] = []
         self.marked: str | None = None
+        self.loaded = False  # the list has been read at least once
+        self._open_when_loaded = False  # enter was pressed before that
 
     def compose(self) -> ComposeResult:
         yield Static("History", id="history-title", classes="screen-title")
@@ -51,10 +65,10 @@ class HistoryScreen(Screen):
             for key, label in FILTERS:
                 yield Input(value=self.filters.get(key, ""), placeholder=label, id=f"filter-{key}",
                             classes="history-filter")
-        table = DataTable(id="history-runs", cursor_type="row", zebra_stripes=True)
+        table = RunsTable(id="history-runs", cursor_type="row", zebra_stripes=True)
         table.add_columns("", "started", "outcome", "plan", "DUT", "station", "steps", "time", "run", "note")
         yield table
-        yield Static("", id="history-status")
+        yield Static(LOADING, id="history-status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -77,9 +91,17 @@ class HistoryScreen(Screen):
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
             to_screen(self, self._show_error, fmt.problem(err))
             return
-        to_screen(self, self._show, rows)
+        to_screen(self, self._loaded, rows)
+
+    def _loaded(self, rows: list[dict[str, Any]]) -> None:
+        self.loaded = True
+        self._show(rows)
+        if self._open_when_loaded:
+            self._open_when_loaded = False
+            self.action_open()
 
     def _show_error(self, text: str) -> None:
+        self._open_when_loaded = False
         self.query_one("#history-status", Static).update(Text(text, style=fmt.status_style(self, "status-fail")))
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
@@ -136,6 +158,13 @@ class HistoryScreen(Screen):
         run = self.selected
         if run is not None:
             self.app.push_screen(RunDetailScreen(run["id"]))
+        elif not self.loaded:  # h, enter: the key is kept until the list is there
+            self._open_when_loaded = True
+            self.query_one("#history-status", Static).update(
+                "the run list is still loading: the run under the cursor opens when it is there")
+        else:
+            self.notify("no run listed to open" + (" (press / to change the filters)" if self.filters else ""),
+                        severity="warning")
 
     def action_mark(self) -> None:
         run = self.selected

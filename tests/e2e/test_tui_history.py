@@ -151,3 +151,36 @@ def test_coming_back_to_the_history_lists_the_runs_recorded_meanwhile(db):
             assert _cells(app.screen.query_one("#history-runs", DataTable))[0][4] == "EVT-0045"
 
     asyncio.run(scenario())
+
+
+def test_enter_before_the_list_has_loaded_says_so_and_opens_the_run_once_it_is_there(db, monkeypatch):
+    """`h` then `enter` at once: the list is still being read; the key is not lost."""
+    import threading
+
+    from labctl.store import query
+
+    release = threading.Event()
+    list_runs = query.list_runs
+
+    def slow_list_runs(*args, **kwargs):
+        release.wait(10)
+        return list_runs(*args, **kwargs)
+
+    monkeypatch.setattr(query, "list_runs", slow_list_runs)
+
+    async def scenario():
+        app = ScreenApp(db, HistoryScreen)
+        async with app.run_test(size=(80, 24)) as pilot:
+            try:
+                await pilot.pause()
+                await pilot.press("enter")
+                status = str(app.screen.query_one("#history-status", Static).render())
+                assert "still loading" in status and "opens" in status
+                assert isinstance(app.screen, HistoryScreen)
+            finally:
+                release.set()
+            await settle(pilot)
+            assert isinstance(app.screen, RunDetailScreen)
+            assert app.screen.run_id == "1a0b0c0d00000004"  # the newest: the run under the cursor
+
+    asyncio.run(scenario())
