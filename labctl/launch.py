@@ -41,6 +41,8 @@ class RunRequest:
     #: µs a query watches for its reply before it sleeps (roles' own reply_spin_us win); None: the
     #: station's default. The TUI gives 0: its screen's thread needs the interpreter meanwhile.
     reply_spin_us: float | None = None
+    #: whose words the hint of a refused start uses: "cli" (its options) or "tui" (its keys, fields)
+    front_end: str = "cli"
 
 
 @dataclass
@@ -52,6 +54,12 @@ class RunOutput:
     notes: list[str]
     lost: bool = False  # some results were kept neither in the database nor in the spool
 
+
+#: what to do about a start refused on the bench, in the words of the front end that started it
+FIX_PREFLIGHT = {"cli": "fix the station (labctl instruments check --fixture F), or skip with --no-preflight",
+                 "tui": "fix the station: the station screen (s) shows each instrument's problem, "
+                        "ctrl+r reads them again"}
+FIX_DUT = {"cli": "or run with --dut {serial}", "tui": "or type {serial} in the start form's DUT serial"}
 
 EXIT_BY_OUTCOME = {"passed": ExitCode.PASSED, "failed": ExitCode.FAILED, "error": ExitCode.ERROR,
                    "aborted": ExitCode.ABORTED}
@@ -216,13 +224,15 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                 station_hook(station)
             _refuse_if_aborted(abort, "while the station was opened")
             made_safe = _bench_safe(station, say, req.preflight)  # first, even with --no-preflight
-            identities, warnings = _preflight(fixture, station, say, req.allow_expired) if req.preflight else ({}, [])
+            identities, warnings = _preflight(fixture, station, say, req.allow_expired,
+                                              FIX_PREFLIGHT[req.front_end]) if req.preflight else ({}, [])
             warnings = [*made_safe, *warnings]
             reported = _dut_serial(station, fixture)
             if req.dut and reported and reported != req.dut:
                 raise InstrumentError(f"the board on station {fixture.station} reports serial {reported}, not {req.dut}",
                                       hint="put the right board on the fixture (for a simulated lab served "
-                                           "elsewhere: labctl sim dut SERIAL), or run with --dut " + reported)
+                                           "elsewhere: labctl sim dut SERIAL), "
+                                           + FIX_DUT[req.front_end].format(serial=reported))
             bus = EventBus()
             if recorder is not None:  # before any other subscriber: a step is committed before it is shown
                 bus.subscribe(SessionLogPusher(station.session_log, recorder), critical=True)
@@ -309,7 +319,7 @@ def _bench_safe(station: Any, say: Callable[[str], None], preflight: bool) -> li
 
 
 def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
-               allow_expired: bool = False) -> tuple[dict[str, str], list[str]]:
+               allow_expired: bool = False, fix: str = FIX_PREFLIGHT["cli"]) -> tuple[dict[str, str], list[str]]:
     """Run the station pre-flight (raises on a problem); returns each role's identity and the
     warnings (calibration due soon, or expired and allowed), which go into the run's log."""
     from labctl.instruments.preflight import preflight
@@ -318,8 +328,7 @@ def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
     if not report.ok:
         problems = "; ".join(f"{r.role}: {r.detail}" for r in report.rows if r.problems)
         raise InstrumentError(f"station pre-flight failed: {problems}",
-                              hint="fix the station (labctl instruments check --fixture F), "
-                                   "or skip with --no-preflight")
+                              hint=fix)
     warnings = [f"pre-flight {r.role}: {w}" for r in report.rows for w in r.warnings]
     for w in warnings:
         say(w)

@@ -31,6 +31,10 @@ from labctl.engine.events import (
 )
 from labctl.errors import LabctlError
 
+#: the hint of a prompt nobody answered in time; a prompt handler's ``timeout_hint`` wins (the
+#: TUI's names its dialog)
+TIMEOUT_HINT = "answer sooner, raise the prompt's timeout:, or answer it with --answers FILE"
+
 
 class StepTimeout(LabctlError, TimeoutError):
     """The step ran past its ``timeout:``."""
@@ -296,7 +300,7 @@ class StepContext:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise PromptTimeout(
                         f"prompt {prompt_id}: nobody answered {text!r} within {timeout:g} s",
-                        hint="answer sooner, raise the prompt's timeout:, or answer it with --answers FILE")
+                        hint=getattr(handler, "timeout_hint", TIMEOUT_HINT))
         except BaseException:
             cancel = getattr(handler, "cancel", None)
             if cancel is not None:

@@ -64,14 +64,14 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
 RUN_OUTCOMES = ("passed", "failed", "error", "aborted", "interrupted", "running")
 
 
-def parse_outcomes(value: str) -> list[str]:
+def parse_outcomes(value: str, *, option: str = "--outcome") -> list[str]:
     """``--outcome failed,error`` -> the run outcomes; a word that is no run outcome is a usage
     error (it matched no run, which read as "no run failed")."""
     wanted = [o.strip().lower() for o in value.split(",") if o.strip()]
     unknown = [o for o in wanted if o not in RUN_OUTCOMES]
     if unknown or not wanted:
-        raise UsageError(f"--outcome {value!r}: {unknown[0]!r} is not a run outcome" if unknown
-                         else f"--outcome {value!r} names no outcome",
+        raise UsageError(f"{option} {value!r}: {unknown[0]!r} is not a run outcome" if unknown
+                         else f"{option} {value!r} names no outcome",
                          hint=f"use one or more of {', '.join(RUN_OUTCOMES)}, comma-separated")
     return wanted
 

@@ -87,7 +87,13 @@ class HistoryScreen(Screen):
         from labctl.store import query
 
         try:
-            rows = query.list_runs(self.app.store, limit=LIMIT, **self.filters)
+            filters = dict(self.filters)
+            # what cannot be read names the filter field, not the CLI's --since / --outcome
+            if "since" in filters:
+                filters["since"] = query.parse_since(filters["since"], option="the since filter")
+            if "outcome" in filters:
+                query.parse_outcomes(filters["outcome"], option="the outcome filter")
+            rows = query.list_runs(self.app.store, limit=LIMIT, **filters)
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
             to_screen(self, self._show_error, fmt.problem(err))
             return

@@ -44,6 +44,9 @@ class TuiPrompter:
     """The engine's prompt handler for a run in the TUI: hands the question to the screen and
     waits (in the engine's prompt thread) for the operator's answer."""
 
+    #: the hint of a prompt nobody answered in time (the engine's names ``--answers``)
+    timeout_hint = "answer in the dialog before its countdown ends, or raise the prompt's timeout: in the plan"
+
     def __init__(self, session: RunSession) -> None:
         self.session = session
         self._lock = threading.Lock()
@@ -133,6 +136,7 @@ class RunSession:
         request = self.request
         if request.reply_spin_us is None:  # the screen's thread needs the interpreter while a query waits
             request = replace(request, reply_spin_us=0)
+        request = replace(request, front_end="tui")  # a refused start says what to do here, not on a command line
         try:
             with bench.instruments_lock:
                 self.output = execute(request, [self.subscriber], say=self.say, abort=self.abort_controller,

@@ -115,7 +115,15 @@ def test_filters_narrow_the_list_and_a_bad_date_says_how_to_write_it(db):
             await pilot.press("enter")
             await settle(pilot)
             status = str(app.screen.query_one("#history-status", Static).render())
-            assert "cannot read --since 'last tuesday'" in status and "7d" in status
+            assert "cannot read the since filter 'last tuesday'" in status and "7d" in status
+            assert "--since" not in status  # the field's name, not the CLI's option
+            app.screen.query_one("#filter-since", Input).value = ""
+            app.screen.query_one("#filter-outcome", Input).value = "broken"
+            await pilot.click("#filter-outcome")
+            await pilot.press("enter")
+            await settle(pilot)
+            status = str(app.screen.query_one("#history-status", Static).render())
+            assert "the outcome filter 'broken': 'broken' is not a run outcome" in status, status
 
     asyncio.run(scenario())
 

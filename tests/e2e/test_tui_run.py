@@ -114,11 +114,8 @@ async def test_the_open_start_form_s_pre_flight_follows_the_station(tmp_path):
 async def test_a_run_that_cannot_start_says_nothing_was_powered(tmp_path):
     app = sim_app(tmp_path, poll_interval=60)  # the station is read once: the swap below goes unseen
     async with app.run_test(size=(160, 48)) as pilot:
-        form = await open_start_form(pilot, "smoke")
-        await wait_for(pilot, lambda: not form.query_one("#start", Button).disabled, "the start to be allowed")
-        app.bench.lab.swap_dut("SIM-GOLD-0002")  # another board is put on the fixture meanwhile
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.run_session.finished, "the run to end")
+        # another board is put on the fixture between the form's pre-flight and the start
+        await _start_after(pilot, lambda: app.bench.lab.swap_dut("SIM-GOLD-0002"))
         run = app.screen
         await pilot.pause(0.6)  # the screen's periodic redraws come and go
         assert str(run.query_one("#run-head", Static).render()).startswith("not started: ")
@@ -126,6 +123,37 @@ async def test_a_run_that_cannot_start_says_nothing_was_powered(tmp_path):
         assert run.query_one("#run-progress").total is not None  # the bar no longer says "working"
         assert app.run_session.exit_code == 2
         assert _psu_output(app.bench.lab.addresses["psu"]) == "0"
+        said = _log_text(run)  # what to do, in the TUI's words (the CLI's is "run with --dut")
+        assert "reports serial SIM-GOLD-0002" in said and "type SIM-GOLD-0002 in the start form's DUT serial" in said
+        assert "--dut" not in said
+
+
+@pilot_test
+async def test_a_pre_flight_failing_at_the_start_says_to_fix_the_station_here(tmp_path):
+    app = sim_app(tmp_path, poll_interval=60)  # the station is read once: the fault below goes unseen
+    async with app.run_test(size=(160, 48)) as pilot:
+        # the DAQ stops answering between the form's pre-flight and the start
+        await _start_after(pilot, lambda: app.bench.lab.inject({"fault": "instrument_timeout", "role": "daq"}))
+        await pilot.pause(0.3)
+        said = _log_text(app.screen)
+        assert "station pre-flight failed: daq" in said, said
+        assert "the station screen (s) shows each instrument's problem, ctrl+r reads them again" in said
+        assert "--no-preflight" not in said  # the TUI has no such option
+
+
+async def _start_after(pilot, change) -> None:
+    """Open smoke's start form, wait for a clear pre-flight, ``change()`` the bench (the form
+    does not see it: the app polls rarely), start, and wait for the run to end."""
+    form = await open_start_form(pilot, "smoke")
+    await wait_for(pilot, lambda: not form.query_one("#start", Button).disabled, "the start to be allowed")
+    change()
+    await pilot.press("ctrl+s")
+    await wait_for(pilot, lambda: pilot.app.run_session.finished, "the run to end")
+
+
+def _log_text(run) -> str:
+    """The run screen's log as one line of words (its wrapping undone)."""
+    return " ".join(" ".join(strip.text.split()) for strip in run.query_one("#run-log", RichLog).lines)
 
 
 @pilot_test
@@ -138,6 +166,7 @@ async def test_unanswered_prompt_times_out_and_is_withdrawn(tmp_path):
         assert _screen_name(app) == "RunScreen"  # the dialog was withdrawn
         row = run.model.steps["steps/label"]
         assert row.status == "ERROR" and "nobody answered 'Scan the DUT label' within 2 s" in row.message
+        assert "answer in the dialog before its countdown ends" in row.message and "--answers" not in row.message
         assert app.run_session.exit_code == 2
     assert db_rows(tmp_path, "select answer from prompts") == [(None,)]
 

@@ -192,4 +192,4 @@ def test_a_history_date_that_cannot_be_read_says_how_to_write_it(tmp_path, termi
     term.keys("/", "Tab", "Tab", "Tab", "Tab")  # plan, DUT, station, outcome: since
     term.keys("last tuesday", "Enter")
     screen = " ".join(term.wait_for("cannot read").split())  # the status line, wrapped or not
-    assert "cannot read --since 'last tuesday'" in screen and "7d" in screen and "2026-11-30" in screen, screen
+    assert "cannot read the since filter 'last tuesday'" in screen and "7d" in screen and "2026-11-30" in screen, screen
