@@ -44,6 +44,7 @@ class StationScreen(Screen[None]):
         super().__init__()
         self._loaded: dict[str, Any] = {}  # plan path -> LoadedPlan (for its interlocks)
         self._polling = False
+        self._said: list[tuple[str, str, str]] = []  # per instruments row: role, what is wrong, its class
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -51,6 +52,7 @@ class StationScreen(Screen[None]):
         with Horizontal(id="station-top"):
             with Vertical(id="instruments-pane", classes="pane"):
                 yield DataTable(id="instruments", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="instrument-detail", classes="-empty")  # the row's whole problem
             with Vertical(id="side-pane", classes="pane"):
                 yield Static("", id="dut")
                 yield DataTable(id="interlocks", cursor_type="none")
@@ -141,8 +143,11 @@ class StationScreen(Screen[None]):
         # problem of an earlier poll would push the columns after it off the screen for good)
         table.clear(columns=True)
         table.add_columns(*INSTRUMENT_COLUMNS)
+        self._said = []
         for i in status.instruments:
             label, cls = STATUS_TEXT.get(i.status, (i.status, ""))
+            wrong = " · ".join(t for t in (i.errors if i.errors not in ("empty", "") else "", i.detail) if t)
+            self._said.append((i.role, wrong, cls))
             shown = i.errors if len(i.errors) <= 36 else i.errors[:35] + "…"
             errors = Text(shown or "—", style=_style(self, "" if i.errors in ("empty", "") else "status-fail"))
             table.add_row(i.role, Text(label, style=_style(self, cls)), errors, i.calibration_due or "—",
@@ -150,6 +155,8 @@ class StationScreen(Screen[None]):
         for problem in status.problems:
             label, cls = ("▲ busy", "status-warn") if problem == status.busy else ("✖ FAIL", "status-fail")
             table.add_row("station", Text(label, style=_style(self, cls)), problem, "", "", "", "")
+            self._said.append(("station", problem, cls))
+        self._show_instrument()
         self._render_head(status)
         dut = self.query_one("#dut", Static)
         if status.busy:
@@ -165,6 +172,16 @@ class StationScreen(Screen[None]):
         for lock in status.interlocks:
             cls = "status-ok" if lock.ok else "status-fail" if lock.ok is False else "status-warn"
             locks.add_row(lock.name, Text(lock.value, style=_style(self, cls)), lock.limit)
+
+    @on(DataTable.RowHighlighted, "#instruments")
+    def _show_instrument(self) -> None:
+        """Under the table, all of what is wrong with the instrument under the cursor (the
+        error column cuts it); nothing, and no room taken, when nothing is."""
+        row = self.query_one("#instruments", DataTable).cursor_row
+        role, wrong, cls = self._said[row] if 0 <= row < len(self._said) else ("", "", "")
+        detail = self.query_one("#instrument-detail", Static)
+        detail.update(Text(f"{role}: {wrong}", style=_style(self, cls)) if wrong else "")
+        detail.set_class(not wrong, "-empty")
 
     def _render_head(self, status: StationStatus | None) -> None:
         """One line a bench engineer reads first: station, DUT, interlocks (all on 80 columns)."""

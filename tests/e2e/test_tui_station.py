@@ -83,3 +83,37 @@ async def test_on_120_columns_the_head_line_s_interlock_values_are_not_cut_off()
         text = str(head.render())
         assert text.endswith("psu.ch1.current 0.0002667 A") and len(text) > head.content_region.width
         assert head.size.height == 2  # wrapped: every value with its unit is on the screen
+
+
+@pilot_test
+async def test_an_instruments_whole_error_is_read_under_the_table_at_80x24(tmp_path):
+    """`labctl sim inject disconnect role=bert`: the error column cuts the message; the line
+    under the instruments table says all of it for the instrument under the cursor."""
+    app = sim_app(tmp_path, poll_interval=60)  # read once, then on ctrl+r only
+    async with app.run_test(size=(80, 24)) as pilot:
+        await station_ready(pilot)
+        screen = app.screen
+        app.bench.lab.inject({"fault": "disconnect", "role": "bert", "persistent": True})  # and stays away
+        await pilot.press("ctrl+r")
+
+        def bert():
+            return next(i for i in screen.status.instruments if i.role == "bert")
+
+        await wait_for(pilot, lambda: bert().errors.startswith("connection lost"), "the poll to see the bert gone")
+        full = bert().errors
+        table = screen.query_one("#instruments", DataTable)
+        row = [i.role for i in screen.status.instruments].index("bert")
+        assert str(table.get_row_at(row)[2]).endswith("…") and len(full) > 36  # the column cuts it
+        table.focus()
+        table.move_cursor(row=row)
+        await pilot.pause()
+        detail = screen.query_one("#instrument-detail", Static)
+        said = " ".join(str(detail.render()).split())
+        assert said == f"bert: {full}", said
+        shown = detail.region  # on the screen inside the instruments pane, every line of it
+        assert shown.height >= 1 and screen.query_one("#instruments-pane").content_region.contains_region(shown)
+        assert detail.content_size.height <= shown.height
+        assert table.cursor_row == row and table.is_valid_row_index(row) and table.scroll_offset.y <= row
+        table.move_cursor(row=0)  # the line follows the cursor: the PSU is fine, the line gives its room back
+        await pilot.pause()
+        assert not detail.display and str(detail.render()) == ""
