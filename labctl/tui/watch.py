@@ -35,6 +35,8 @@ PLOT_EVERY = 1.0  # seconds between plot redraws (a plot is the costliest thing 
 PLOT_POINTS = 300  # points per series drawn (the window is thinned to this)
 RECENT = "1h"  # ended runs stay listed this long
 RUN_ROWS = 30
+#: the plot's time unit by the span it shows: seconds for a short run, then minutes, then hours
+TIME_AXIS = ((120.0, 1.0, "s"), (7200.0, 60.0, "min"), (float("inf"), 3600.0, "h"))
 
 
 class SeriesWindow:
@@ -185,7 +187,8 @@ class WatchScreen(Screen):
             if changes["samples"]:
                 self.window.add(changes["samples"])
             ended = changes["run"]["outcome"] != "running"
-            if self.window.dirty and (ended or time.monotonic() - self._plotted_at >= PLOT_EVERY):
+            first = not self.query_one("#watch-plot", PlotextPlot).display  # the first series: shown at once
+            if self.window.dirty and (ended or first or time.monotonic() - self._plotted_at >= PLOT_EVERY):
                 self._draw_plot()
         self.applied += 1
         self.last_applied_at = time.monotonic()
@@ -291,18 +294,19 @@ class WatchScreen(Screen):
         plt.clear_data()
         plt.clear_figure()
         units = self.window.units()
+        widget.display = bool(units)  # no empty box: until there is a series, the room is the table's
         if not units:
-            plt.title("no time series yet")
-            widget.refresh()
             return
         unit = self.plot_unit if self.plot_unit in units else units[0]
         start = self._started_at or min(ts[0] for ts, _, _ in self.window.series.values())
-        for name, (ts, vs, u) in self.window.series.items():
-            if u == unit:  # at most PLOT_POINTS per series: a terminal plot has ~2 dots per column
-                step = max(1, len(ts) // PLOT_POINTS)
-                plt.plot([(t - start) / 60 for t in list(ts)[::step]], list(vs)[::step], label=name)
+        shown = [(name, ts, vs) for name, (ts, vs, u) in self.window.series.items() if u == unit]
+        span = max(ts[-1] for _, ts, _ in shown) - start
+        per, label = next((per, label) for upto, per, label in TIME_AXIS if span < upto)
+        for name, ts, vs in shown:  # at most PLOT_POINTS per series: a terminal plot has ~2 dots per column
+            step = max(1, len(ts) // PLOT_POINTS)
+            plt.plot([(t - start) / per for t in list(ts)[::step]], list(vs)[::step], label=name)
         plt.title(f"{unit or 'no unit'}" + (f"   (u: {len(units)} units)" if len(units) > 1 else ""))
-        plt.xlabel("min since the run started")
+        plt.xlabel(f"{label} since the run started")
         widget.refresh()
 
     # -- actions -------------------------------------------------------------------------------

@@ -98,11 +98,8 @@ def test_a_poll_that_lands_after_the_screen_closed_changes_nothing_and_raises_no
     the app (it was, once in a CI run: NoMatches '#watch-run' while the app shut down)."""
     from labctl.tui.handover import to_screen
 
-    db = str(tmp_path / "results.db")
-    open_store(db).close()
-
     async def scenario():
-        app = ScreenApp(db, lambda: WatchScreen(all_stations=True, poll_interval=60))
+        app = _quiet_watch(tmp_path)
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             screen = app.screen
@@ -119,3 +116,47 @@ def test_a_poll_that_lands_after_the_screen_closed_changes_nothing_and_raises_no
             assert screen.applied == applied
 
     asyncio.run(scenario())
+
+
+def test_a_short_runs_plot_counts_seconds_and_no_empty_plot_takes_room_at_80x24(tmp_path):
+    """A run 30 s old: its x axis reads seconds (it read 0.00159 … min); before there is any
+    series the plot takes no room (it was an empty 'no time series yet' box)."""
+    from tuikit import _Run
+
+    async def scenario():
+        app = _quiet_watch(tmp_path)
+        db = app.config.db
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            plot = screen.query_one("#watch-plot")
+            assert not plot.display  # nothing to plot: the measurements have the room
+            store = open_store(db)
+            rec = Recorder(store)
+            run = _Run(rec, "5e0c0000000000a1", time.time() - 30)
+            run.emit(ev.RunStarted, 0.0, plan_name="thermal-soak", plan_version="1", plan_hash="b" * 64,
+                     plan_text="name: thermal-soak\n", plan_path="thermal-soak.yaml", station="bench-1",
+                     dut_serial="EVT-0042", operator="ana", labctl_version="0.1.0", host="lab-pc-7", pid=1)
+            run.emit(ev.StepStarted, step_key="steps/soak#1", step_id="soak", group="steps", check="soak",
+                     attempt=1)
+            for i in range(25):
+                run.emit(ev.SampleRecorded, 1.0, step_key="steps/soak#1", series="chamber", value=25 + i * 0.5,
+                         unit="degC")
+            rec.close()
+            store.close()
+            screen.poll()
+            await settle(pilot)
+            assert plot.display and plot.region.height >= 5
+            drawn = str(plot.render())
+            assert "s since the run started" in drawn and "min since" not in drawn, drawn
+            ticks = [line for line in drawn.splitlines() if line.strip()][-2].split()
+            assert ticks[-1] == "26" and all(float(t) >= 2 for t in ticks), drawn  # samples 2 s to 26 s in
+
+    asyncio.run(scenario())
+
+
+def _quiet_watch(tmp_path) -> ScreenApp:
+    """The watch screen on an empty database, every station, polled when the test says."""
+    db = str(tmp_path / "results.db")
+    open_store(db).close()
+    return ScreenApp(db, lambda: WatchScreen(all_stations=True, poll_interval=60))
