@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from labctl.errors import UsageError
 from labctl.report.formats import ExportOptions
-from labctl.report.record import Instrument, RunRecord, format_pairs, measurements_frame
+from labctl.report.record import Instrument, RunRecord, format_pairs, measurements_frame, utc_times
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,7 +64,7 @@ def summary_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
         ))
     df = pd.DataFrame.from_records(rows, columns=list(SUMMARY_COLUMNS))
     for col in ("started", "ended"):
-        df[col] = pd.to_datetime(df[col].astype("float64"), unit="s", utc=True)
+        df[col] = utc_times(df[col].astype("float64"))
     return df
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import and_, func, literal, not_, or_, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
+from labctl.engine.events import RunOutcome
 from labctl.engine.replay import REPLAY_MESSAGE
 from labctl.errors import RunNotFound, UsageError
 from labctl.store import schema as T
@@ -61,7 +62,8 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
     return (dt if dt.tzinfo else dt.astimezone()).timestamp()
 
 
-RUN_OUTCOMES = ("passed", "failed", "error", "aborted", "interrupted", "running")
+#: the run outcomes a filter may name, ended ones first (the order the hint lists them in)
+RUN_OUTCOMES = (*(o.value for o in RunOutcome if o is not RunOutcome.RUNNING), RunOutcome.RUNNING.value)
 
 
 def parse_outcomes(value: str, *, option: str = "--outcome") -> list[str]:
