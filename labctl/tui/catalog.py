@@ -91,3 +91,26 @@ def _default_text(decl: Any) -> str:
 
 def load_catalog(fixture: Any, folders: tuple[str, ...] = ()) -> list[PlanEntry]:
     return [describe_plan(path, source, fixture) for source, path in plan_files(folders)]
+
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+def catalog_stamp(folders: tuple[str, ...] = ()) -> Stamp:
+    """What the catalog is read from, as (path, mtime in ns, size) of every YAML file in the
+    plan folders and one folder down (the step libraries plans include): a plan added, edited
+    or deleted, or a library edited, changes it. A few ``stat`` calls: cheap enough for every poll."""
+    from labctl.resources import data_dir
+
+    seen: list[tuple[str, int, int]] = []
+    for folder in (data_dir("testplans"), *(Path(f) for f in folders)):
+        if not folder.is_dir():
+            continue
+        for pattern in ("*.y*ml", "*/*.y*ml"):
+            for p in folder.glob(pattern):
+                try:
+                    st = p.stat()
+                except OSError:
+                    continue  # deleted meanwhile: the next stamp leaves it out
+                seen.append((str(p), st.st_mtime_ns, st.st_size))
+    return tuple(sorted(seen))

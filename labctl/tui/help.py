@@ -29,7 +29,7 @@ A front panel for the bench: the station, its plans, and the run in progress.
 | key | action |
 |---|---|
 | `enter` / `r` | start the selected plan (opens the start form) |
-| `ctrl+r` | refresh the instruments' status now |
+| `ctrl+r` | read the instruments and the plan files now |
 | `tab` / `shift+tab` | next / previous pane |
 
 ## Start form

@@ -540,8 +540,8 @@ class RunScreen(Screen[None]):
             return
         self.app.pop_screen()
         station = self.app.screen
-        if hasattr(station, "action_refresh"):
-            station.action_refresh()
+        if hasattr(station, "refresh_status"):
+            station.refresh_status()
 
     @on(Tree.NodeSelected, "#steps")
     def _step_selected(self, event: Tree.NodeSelected) -> None:

@@ -45,6 +45,8 @@ class StationScreen(Screen[None]):
         self._loaded: dict[str, Any] = {}  # plan path -> LoadedPlan (for its interlocks)
         self._polling = False
         self._said: list[tuple[str, str, str]] = []  # per instruments row: role, what is wrong, its class
+        self._shown_paths: list[str] = []  # the plans table's rows (plan paths)
+        self._catalog_stamp: Any = None  # the plan files the list was read from (catalog.catalog_stamp)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,26 +80,35 @@ class StationScreen(Screen[None]):
         plans.focus()
         if self.app.config.poll_interval > 0:
             self.load_catalog()
-            self.set_interval(self.app.config.poll_interval, self.action_refresh)
+            self.set_interval(self.app.config.poll_interval, self.refresh_status)
 
     # ------------------------------------------------------------------ workers
     @work(thread=True, exclusive=True, group="catalog")
     def load_catalog(self) -> None:
-        from labctl.tui.catalog import load_catalog
+        """Read every plan file (again): at start, when the files changed, on ctrl+r."""
+        from labctl.tui.catalog import catalog_stamp, load_catalog
 
         bench = self.app.bench
         note = bench.start_lab()
         if note:
             self.app.call_from_thread(self.app.notify, note)
+        stamp = catalog_stamp(self.app.config.plans)  # before reading: an edit meanwhile is seen next time
         entries = tuple(load_catalog(bench.fixture, self.app.config.plans))
+        self._catalog_stamp = stamp
+        self._loaded = {}  # plans loaded for their interlocks: read again when next needed
         to_screen(self, self.show_plans, entries)
         self.poll()
 
     @work(thread=True, group="poll")
     def poll(self) -> None:
-        """Read the station once (skipped while a run or another poll holds the instruments)."""
+        """Read the station once (skipped while a run or another poll holds the instruments);
+        a plan file added, edited or deleted since the list was read reloads the list."""
+        from labctl.tui.catalog import catalog_stamp
         from labctl.tui.status import poll_station
 
+        if self._catalog_stamp is not None and catalog_stamp(self.app.config.plans) != self._catalog_stamp:
+            self._catalog_stamp = None  # one reload, however many polls come before it ends
+            self.app.call_from_thread(self.load_catalog)
         bench = self.app.bench
         if not bench.instruments_lock.acquire(blocking=False):
             return
@@ -206,7 +217,9 @@ class StationScreen(Screen[None]):
 
     def watch_plans(self, entries: tuple[PlanEntry, ...]) -> None:
         table = self.query_one("#plans", DataTable)
+        was = self._shown_paths[table.cursor_row] if 0 <= table.cursor_row < len(self._shown_paths) else None
         table.clear()
+        self._shown_paths = [e.path for e in entries]
         for e in entries:
             if e.ok:
                 table.add_row(e.name, str(e.expanded), str(e.corners or "—"), e.estimate,
@@ -214,6 +227,8 @@ class StationScreen(Screen[None]):
             else:
                 table.add_row(Text(e.name, style=_style(self, "status-fail")), "—", "—", "—", "does not load",
                               e.source, key=e.path)
+        if was in self._shown_paths:  # a reloaded list keeps the cursor on the plan it was on
+            table.move_cursor(row=self._shown_paths.index(was))
         self._show_detail()
 
     @property
@@ -248,10 +263,18 @@ class StationScreen(Screen[None]):
         detail.update("\n".join(lines))
 
     # ------------------------------------------------------------------ actions
-    def action_refresh(self) -> None:
+    def refresh_status(self) -> None:
+        """Every poll interval, and back from a run: read the station (and the plan files'
+        stamps) again."""
         if self.app.run_session is not None and not self.app.run_session.finished:
             return
         self.poll()
+
+    def action_refresh(self) -> None:
+        """ctrl+r: read the instruments now, and the plan list again."""
+        if self.app.run_session is not None and not self.app.run_session.finished:
+            return
+        self.load_catalog()
 
     def action_start(self) -> None:
         entry = self.selected_plan

@@ -117,3 +117,39 @@ async def test_an_instruments_whole_error_is_read_under_the_table_at_80x24(tmp_p
         table.move_cursor(row=0)  # the line follows the cursor: the PSU is fine, the line gives its room back
         await pilot.pause()
         assert not detail.display and str(detail.render()) == ""
+
+
+@pilot_test
+async def test_plan_files_added_edited_or_deleted_show_without_a_restart(tmp_path):
+    """An engineer writes a plan beside a running `labctl tui`: it appears within a poll; an
+    edit shows its new step count, a deletion takes it off, and the cursor stays on its plan."""
+    from labctl.sim.testing import isolated_fixture
+
+    folder = tmp_path / "plans"
+    folder.mkdir()
+    mine = folder / "mine.yaml"
+
+    def write(name: str, steps: int) -> None:
+        lines = [f"name: {name}", 'version: "1"', "requires: [psu]", "steps:"]
+        lines += [f"  - {{id: m{i}, check: measure, args: {{role: psu, property: ch1.voltage}}}}" for i in range(steps)]
+        (folder / f"{name}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    write("keep", 1)
+    app = LabctlApp(TuiConfig(fixture=str(isolated_fixture(tmp_path, time_scale=600)), db=str(tmp_path / "r.db"),
+                              plans=(str(folder),), operator="tester", poll_interval=0.3))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await station_ready(pilot)
+        screen = app.screen
+        assert "mine" not in [p.name for p in screen.plans]
+        table = screen.query_one("#plans", DataTable)
+        table.move_cursor(row=[p.name for p in screen.plans].index("keep"))
+        write("mine", 2)
+        await wait_for(pilot, lambda: "mine" in [p.name for p in screen.plans], "the new plan in the list", timeout=20)
+        assert screen.selected_plan.name == "keep"  # the reload left the cursor where it was
+        assert next(p for p in screen.plans if p.name == "mine").expanded == 2
+        write("mine", 5)
+        await wait_for(pilot, lambda: [p.expanded for p in screen.plans if p.name == "mine"] == [5],
+                       "the edited plan's 5 steps", timeout=20)
+        mine.unlink()
+        await wait_for(pilot, lambda: "mine" not in [p.name for p in screen.plans], "the deleted plan gone", timeout=20)
+        assert screen.selected_plan.name == "keep"
