@@ -18,6 +18,12 @@ instrument layer (plan loading included). The served lab runs on one CPU and thi
 on another, as in ``labctl.bench.runsteps``. On a shared 2-vCPU VM the split between the parts
 moved by up to ±30 µs from one invocation to the next: take more rounds for it.
 
+A last table gives the spread of single steps in the large plan (the time from one step's
+start to the next's, every step after the first 100, in the round with the lowest mean): the
+median step against the mean says how much of a step's average is the typical step and how
+much the occasional slow one (a group commit of the results store, the garbage collector,
+other processes on the machine).
+
     .venv/bin/python bench/step_breakdown.py [--steps 300,3000] [--rounds 5]
 
 Not a test: it never fails on time.
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -36,13 +43,34 @@ import yaml
 from labctl.bench.common import current_cpus, measure_plan, pin, placement
 from labctl.bench.runsteps import raw_pyvisa_step
 from labctl.console import ConsoleReporter, make_console
+from labctl.engine.events import StepStarted
 from labctl.launch import RunRequest, execute
 from labctl.sim.testing import isolated_fixture, served_lab
 
 
-def run_once(plan: Path, fixture: Path, db: Path, *, console: bool, store: bool) -> tuple[float, float]:
+class StepClock:
+    """A subscriber noting when each step starts (``perf_counter``): the steps' spread."""
+
+    def __init__(self) -> None:
+        self.starts: list[float] = []
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, StepStarted):
+            self.starts.append(time.perf_counter())
+
+    def steps(self, skip: int = 100) -> list[float]:
+        """Seconds from each step's start to the next's (the first ``skip`` left out: warm-up;
+        a quarter of them in a short plan)."""
+        skip = min(skip, len(self.starts) // 4)
+        return [b - a for a, b in zip(self.starts[skip:], self.starts[skip + 1:], strict=False)]
+
+
+def run_once(plan: Path, fixture: Path, db: Path, *, console: bool, store: bool,
+             clock: StepClock | None = None) -> tuple[float, float]:
     """(wall, CPU) seconds of one run of ``plan``."""
     subscribers = [ConsoleReporter(make_console(file=io.StringIO()))] if console else []
+    if clock is not None:
+        subscribers.append(clock)
     start, cpu = time.perf_counter(), time.process_time()
     out = execute(RunRequest(plan=str(plan), fixture=str(fixture), db=str(db), preflight=False, use_store=store),
                   subscribers, say=lambda _text: None)
@@ -50,6 +78,16 @@ def run_once(plan: Path, fixture: Path, db: Path, *, console: bool, store: bool)
     if out.exit_code != 0:
         raise SystemExit(f"the run of {plan.name} exited {int(out.exit_code)}")
     return wall, cpu
+
+
+def spread(steps: list[float]) -> dict[str, float]:
+    """Median, mean, 99th percentile of step times, and the share of all the time spent in
+    steps slower than twice the median."""
+    ordered = sorted(steps)
+    median = statistics.median(ordered)
+    slow = sum(t for t in ordered if t > 2 * median)
+    return {"median": median, "mean": statistics.fmean(ordered), "p99": ordered[int(0.99 * (len(ordered) - 1))],
+            "slow share": slow / sum(ordered)}
 
 
 def without_watch(fixture: Path) -> Path:
@@ -79,6 +117,7 @@ def main() -> None:
         client, lab = placement()
         everywhere = current_cpus()
         best: dict[tuple[str, int], tuple[float, float]] = {}
+        spreads: dict[str, dict[str, float]] = {}  # way -> the large plan's round with the lowest mean
         raw, raw_wall = float("inf"), float("inf")
         pin(lab)
         try:
@@ -89,8 +128,13 @@ def main() -> None:
                     raw, raw_wall = min(raw, cpu), min(raw_wall, wall)
                     for way, (console, store, watch) in ways.items():
                         for n, plan in plans.items():
+                            clock = StepClock() if n == large else None
                             wall, cpu = run_once(plan, fixtures[watch], tmp / f"r{r}-{n}-{way}.db",
-                                                 console=console, store=store)
+                                                 console=console, store=store, clock=clock)
+                            if clock is not None:
+                                got = spread(clock.steps())
+                                if got["mean"] < spreads.get(way, {"mean": float("inf")})["mean"]:
+                                    spreads[way] = got
                             old = best.get((way, n), (float("inf"), float("inf")))
                             best[way, n] = (min(old[0], wall), min(old[1], cpu))
         finally:
@@ -113,6 +157,12 @@ def main() -> None:
     print(f"  {'raw pyvisa loop':60s} {raw_wall * 1e6:7.1f} µs")
     print(f"  {'what watching for replies saves a step (no reply watch − run)':60s} "
           f"{(walls['no reply watch'] - walls['run']) * 1e6:7.1f} µs")
+    print(f"Single steps of the {large}-step plan (start to next start; raw loop {raw_wall * 1e6:.1f} µs a step):")
+    print(f"  {'':22s} {'median':>14s} {'mean':>14s} {'p99':>9s}  time in steps > 2× median")
+    for way, got in spreads.items():
+        print(f"  {way:22s} {got['median'] * 1e6:6.1f} µs {got['median'] / raw_wall:4.2f}× "
+              f"{got['mean'] * 1e6:6.1f} µs {got['mean'] / raw_wall:4.2f}× {got['p99'] * 1e6:6.0f} µs  "
+              f"{got['slow share']:6.1%}")
 
 
 if __name__ == "__main__":

@@ -26,3 +26,5 @@ def test_compare_trees_prints_each_checkouts_slope_beside_the_raw_loop():
 def test_step_breakdown_prints_the_parts_of_a_step():
     out = _run("step_breakdown.py", "--steps", "10,30", "--rounds", "1")
     assert "results store" in out and "raw pyvisa loop" in out, out
+    spread = out.split("Single steps of the 30-step plan")[1].splitlines()
+    assert [line.split()[0] for line in spread[2:]] == ["run", "no", "no", "no"], out  # every way's median and mean
