@@ -60,6 +60,8 @@ FIX_PREFLIGHT = {"cli": "fix the station (labctl instruments check --fixture F),
                  "tui": "fix the station: the station screen (s) shows each instrument's problem, "
                         "ctrl+r reads them again"}
 FIX_DUT = {"cli": "or run with --dut {serial}", "tui": "or type {serial} in the start form's DUT serial"}
+#: how a user allows an instrument whose calibration expired (preflight's ``override``)
+ALLOW_EXPIRED = {"cli": "--allow-expired", "tui": "the start form's allow-expired box"}
 
 EXIT_BY_OUTCOME = {"passed": ExitCode.PASSED, "failed": ExitCode.FAILED, "error": ExitCode.ERROR,
                    "aborted": ExitCode.ABORTED}
@@ -224,8 +226,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                 station_hook(station)
             _refuse_if_aborted(abort, "while the station was opened")
             made_safe = _bench_safe(station, say, req.preflight)  # first, even with --no-preflight
-            identities, warnings = _preflight(fixture, station, say, req.allow_expired,
-                                              FIX_PREFLIGHT[req.front_end]) if req.preflight else ({}, [])
+            identities, warnings = _preflight(fixture, station, say, req.allow_expired, FIX_PREFLIGHT[req.front_end],
+                                              ALLOW_EXPIRED[req.front_end]) if req.preflight else ({}, [])
             warnings = [*made_safe, *warnings]
             reported = _dut_serial(station, fixture)
             if req.dut and reported and reported != req.dut:
@@ -319,12 +321,13 @@ def _bench_safe(station: Any, say: Callable[[str], None], preflight: bool) -> li
 
 
 def _preflight(fixture: Any, station: Any, say: Callable[[str], None],
-               allow_expired: bool = False, fix: str = FIX_PREFLIGHT["cli"]) -> tuple[dict[str, str], list[str]]:
+               allow_expired: bool = False, fix: str = FIX_PREFLIGHT["cli"],
+               override: str = ALLOW_EXPIRED["cli"]) -> tuple[dict[str, str], list[str]]:
     """Run the station pre-flight (raises on a problem); returns each role's identity and the
     warnings (calibration due soon, or expired and allowed), which go into the run's log."""
     from labctl.instruments.preflight import preflight
 
-    report = preflight(fixture, station=station, allow_expired=allow_expired)
+    report = preflight(fixture, station=station, allow_expired=allow_expired, override=override)
     if not report.ok:
         problems = "; ".join(f"{r.role}: {r.detail}" for r in report.rows if r.problems)
         raise InstrumentError(f"station pre-flight failed: {problems}",

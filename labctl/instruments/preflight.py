@@ -75,8 +75,10 @@ def preflight(
     today: dt.date | None = None,
     session_log: SessionLog | None = None,
     station: Station | None = None,
+    override: str = "--allow-expired",
 ) -> PreflightReport:
-    """Check every role of the fixture. Never raises for an instrument problem."""
+    """Check every role of the fixture. Never raises for an instrument problem. ``override``:
+    how the user allows an expired calibration where they are (the TUI has no options)."""
     today = today or dt.date.today()
     own = station is None
     st = station or open_station(fixture, session_log=session_log)
@@ -85,7 +87,7 @@ def preflight(
         for name in st.names:
             entry = st.entry(name)
             row = PreflightRow(name, entry.profile.name, entry.binding.resource)
-            _check_calibration(row, entry.binding.asset, today, days, allow_expired)
+            _check_calibration(row, entry.binding.asset, today, days, allow_expired, override)
             try:
                 _check_role(st, name, row)
             except InstrumentError as err:
@@ -125,16 +127,21 @@ def _check_role(st: Station, name: str, row: PreflightRow) -> None:
             row.notes.append("console id: " + " ".join(f"{k} {v}" for k, v in board.items()))
 
 
-def _check_calibration(row: PreflightRow, asset: Any, today: dt.date, days: int, allow_expired: bool) -> None:
+#: the start of the problem (or warning) an expired calibration gives
+EXPIRED = "calibration expired on "
+
+
+def _check_calibration(row: PreflightRow, asset: Any, today: dt.date, days: int, allow_expired: bool,
+                       override: str = "--allow-expired") -> None:
     due = getattr(asset, "calibration_due", None)
     if due is None:
         return
     if due < today:
-        text = f"calibration expired on {due.isoformat()}"
+        text = f"{EXPIRED}{due.isoformat()}"
         if allow_expired:
-            row.warn(text + " (allowed by --allow-expired)")
+            row.warn(text + f" (allowed by {override})")
         else:
-            row.fail(text + " (recalibrate, or override with --allow-expired)")
+            row.fail(text + f" (recalibrate, or override with {override})")
     elif (due - today).days <= days:
         row.warn(f"calibration due in {(due - today).days} days ({due.isoformat()})")
 

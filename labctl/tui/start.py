@@ -1,6 +1,8 @@
 """Start a run: the plan, the DUT serial (typed or scanned; checked against the board's
 console before anything is powered), the operator, parameter overrides (validated as
-``--set`` is, each error shown under its field) and the pre-flight: what blocks a start."""
+``--set`` is, each error shown under its field) and the pre-flight: what blocks a start.
+An instrument whose calibration expired blocks it unless the form's allow-expired box is
+ticked (``labctl run --allow-expired``; recorded with the run)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from labctl.tui.catalog import PlanEntry
 from labctl.tui.status import StationStatus
@@ -33,7 +35,7 @@ class StartCheck:
 
 
 def check_start(entry: PlanEntry, fixture: Any, status: StationStatus | None, dut: str,
-                overrides: dict[str, str]) -> StartCheck:
+                overrides: dict[str, str], *, allow_expired: bool = False) -> StartCheck:
     """Validate a start (blocking: loads the plan with the overrides; call off the UI thread)."""
     from labctl.errors import LabctlError
     from labctl.plan.loader import load_plan
@@ -55,8 +57,10 @@ def check_start(entry: PlanEntry, fixture: Any, status: StationStatus | None, du
     if status is None:
         out.warnings.append("the station's status is not read yet (the run's own pre-flight still checks it)")
     else:
-        out.blocking.extend(status.blocking)
+        out.blocking.extend(status.blocking_with(allow_expired=allow_expired))
         out.blocking.extend(status.problems)
+        if allow_expired:
+            out.warnings.extend(f"{e} (allowed: recorded with the run)" for e in status.expired)
         for inst in status.instruments:
             if inst.status == "warn" and inst.detail:
                 out.warnings.append(f"{inst.role}: {inst.detail}")
@@ -90,6 +94,9 @@ class StartRunScreen(ModalScreen[None]):
                 yield from self._field("operator", "Operator", "who runs this", cfg.operator or _whoami())
                 for name, default in e.parameters.items():
                     yield from self._field(f"param-{name}", name, f"default {default}", "")
+            # shown while an instrument's calibration has expired (station_polled keeps it current)
+            yield Checkbox("run on instruments whose calibration expired (recorded with the run)",
+                           id="allow-expired", classes="-hidden" if not self._expired() else "")
             yield Static("", id="start-preflight")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel [esc]", id="cancel")
@@ -106,6 +113,15 @@ class StartRunScreen(ModalScreen[None]):
         self.validate_form()
 
     # ------------------------------------------------------------------ validation
+    def _expired(self) -> list[str]:
+        return self.status.expired if self.status is not None else []
+
+    @property
+    def allow_expired(self) -> bool:
+        """The allow-expired box is shown and ticked."""
+        box = self.query_one("#allow-expired", Checkbox)
+        return bool(self._expired()) and box.value
+
     def form_values(self) -> tuple[str, str, dict[str, str]]:
         dut = self.query_one("#dut", Input).value.strip()
         operator = self.query_one("#operator", Input).value.strip()
@@ -120,9 +136,11 @@ class StartRunScreen(ModalScreen[None]):
         """A newer reading of the station while the form is open: the pre-flight is checked
         again (a problem fixed meanwhile no longer blocks the start; a new one does)."""
         self.status = status
+        self.query_one("#allow-expired", Checkbox).set_class(not self._expired(), "-hidden")
         self.validate_form()
 
     @on(Input.Changed)
+    @on(Checkbox.Changed)
     def _changed(self) -> None:
         self.query_one("#start", Button).disabled = True
         self.validate_form()
@@ -130,13 +148,14 @@ class StartRunScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="start-check")
     def validate_form(self) -> None:
         dut, operator, overrides = self.app.call_from_thread(self.form_values)
-        check = check_start(self.entry, self.app.bench.fixture, self.status, dut, overrides)
+        allow = self.app.call_from_thread(lambda: self.allow_expired)
+        check = check_start(self.entry, self.app.bench.fixture, self.status, dut, overrides, allow_expired=allow)
         if not operator:
             check.field_errors["operator"] = "say who runs this (it is recorded with the run and every answer)"
-        self.app.call_from_thread(self.show_check, check, (dut, operator, overrides))
+        self.app.call_from_thread(self.show_check, check, (dut, operator, overrides), allow)
 
-    def show_check(self, check: StartCheck, values: tuple[str, str, dict[str, str]]) -> None:
-        if values != self.form_values():
+    def show_check(self, check: StartCheck, values: tuple[str, str, dict[str, str]], allow: bool = False) -> None:
+        if values != self.form_values() or allow != self.allow_expired:
             return  # the form changed meanwhile: a newer check is on its way
         self.start_check = check
         for widget in self.query(".field-error"):
@@ -174,7 +193,8 @@ class StartRunScreen(ModalScreen[None]):
         session = RunSession(None, operator=operator)
         session.request = RunRequest(
             plan=self.entry.path, fixture=self.app.bench.fixture_path, dut=dut or None, overrides=overrides,
-            db=cfg.db, operator=operator, time_scale=cfg.time_scale, prompt_handler=session.prompter)
+            db=cfg.db, operator=operator, time_scale=cfg.time_scale, prompt_handler=session.prompter,
+            allow_expired=self.allow_expired)
         self.app.run_session = session
         self.dismiss(None)
         self.app.push_screen(RunScreen(session, self.entry))

@@ -27,6 +27,8 @@ class InstrumentStatus:
     calibration_due: str = ""
     errors: str = ""  # the error queue ("" = empty) or the problem found
     detail: str = ""
+    expired: str = ""  # "calibration expired on …" when that is one of its problems
+    only_expired: bool = False  # … and the only one: the start form may allow it
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,18 @@ class StationStatus:
     @property
     def blocking(self) -> list[str]:
         """What would stop a run from starting (the same rules as the run's pre-flight)."""
-        return [f"{i.role}: {i.errors or i.detail}" for i in self.instruments if i.status == "fail"]
+        return self.blocking_with(allow_expired=False)
+
+    def blocking_with(self, *, allow_expired: bool) -> list[str]:
+        """:attr:`blocking`, with instruments whose only problem is an expired calibration
+        left out when ``allow_expired`` (the start form's allow-expired box)."""
+        return [f"{i.role}: {i.errors or i.detail}" for i in self.instruments
+                if i.status == "fail" and not (allow_expired and i.only_expired)]
+
+    @property
+    def expired(self) -> list[str]:
+        """``role: calibration expired on …`` for each instrument whose calibration expired."""
+        return [f"{i.role}: {i.expired}" for i in self.instruments if i.expired]
 
 
 def _bench_in_use(fixture: Any) -> str | None:
@@ -70,8 +83,9 @@ def _bench_in_use(fixture: Any) -> str | None:
 
 
 def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None = None) -> StationStatus:
-    from labctl.instruments.preflight import preflight
+    from labctl.instruments.preflight import EXPIRED, preflight
     from labctl.instruments.station import open_station
+    from labctl.launch import ALLOW_EXPIRED
 
     busy = _bench_in_use(fixture)
     if busy:
@@ -81,7 +95,7 @@ def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None
     except LabctlError as err:
         return StationStatus(fixture.station, problems=(str(err),))
     try:
-        report = preflight(fixture, station=station, today=today)
+        report = preflight(fixture, station=station, today=today, override=ALLOW_EXPIRED["tui"])
         rows = []
         dut_serial, dut_detail = "", ""
         for r in report.rows:
@@ -89,11 +103,13 @@ def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None
             asset = binding.asset
             due = getattr(asset, "calibration_due", None)
             errors = "; ".join(r.problems) if r.problems else "empty"
+            expired = [p for p in r.problems if p.startswith(EXPIRED)]
             rows.append(InstrumentStatus(
                 role=r.role, driver=r.driver, resource=r.resource, status=r.status, model=r.model,
                 serial=r.serial, asset_serial=str(getattr(asset, "serial", "") or ""),
                 calibration_due=due.isoformat() if due else "", errors=errors,
-                detail="; ".join(r.warnings + r.notes)))
+                detail="; ".join(r.warnings + r.notes), expired=expired[0].split(" (")[0] if expired else "",
+                only_expired=bool(expired) and len(r.problems) == len(expired)))
             for note in r.notes:
                 if note.startswith("console id:"):
                     dut_detail = note.removeprefix("console id:").strip()

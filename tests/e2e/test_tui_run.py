@@ -141,6 +141,50 @@ async def test_a_pre_flight_failing_at_the_start_says_to_fix_the_station_here(tm
         assert "--no-preflight" not in said  # the TUI has no such option
 
 
+@pilot_test
+async def test_an_expired_calibration_blocks_the_start_until_allowed_in_the_form_and_is_recorded(tmp_path):
+    """The TUI way of `labctl run --allow-expired`: the form's box, shown only while a
+    calibration has expired; the run then records the allowance in its log."""
+    import yaml
+    from textual.widgets import Checkbox
+
+    bench = isolated_fixture(tmp_path, time_scale=600)
+    data = yaml.safe_load(bench.read_text())
+    data["roles"]["daq"]["asset"]["calibration_due"] = "2020-01-31"
+    bench.write_text(yaml.safe_dump(data))
+    app = make_app(tmp_path, bench, poll_interval=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        form = await open_start_form(pilot, "smoke")
+        preflight = form.query_one("#start-preflight", Static)
+        await wait_for(pilot, lambda: form.start_check is not None, "the form's pre-flight")
+        said = " ".join(str(preflight.render()).split())
+        assert "✖ daq: calibration expired on 2020-01-31 (recalibrate, or override with the start form's " \
+               "allow-expired box)" in said, said
+        assert "--allow-expired" not in said
+        box = form.query_one("#allow-expired", Checkbox)
+        assert box.display and form.query_one("#start", Button).disabled
+        box.value = True
+        await wait_for(pilot, lambda: not form.query_one("#start", Button).disabled, "the start to be allowed")
+        assert "▲ daq: calibration expired on 2020-01-31 (allowed: recorded with the run)" in str(preflight.render())
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.run_session is not None and app.run_session.finished, "the run to end")
+        assert app.run_session.exit_code == 0
+        logs = [m for (m,) in db_rows(tmp_path, "select message from logs")]
+        assert any("calibration expired on 2020-01-31 (allowed by the start form's allow-expired box)" in m
+                   for m in logs), logs
+
+
+@pilot_test
+async def test_the_allow_expired_box_is_not_offered_while_every_calibration_is_current(tmp_path):
+    from textual.widgets import Checkbox
+
+    app = sim_app(tmp_path, poll_interval=60)
+    async with app.run_test(size=(160, 48)) as pilot:
+        form = await open_start_form(pilot, "smoke")
+        await wait_for(pilot, lambda: not form.query_one("#start", Button).disabled, "the start to be allowed")
+        assert not form.query_one("#allow-expired", Checkbox).display
+
+
 async def _start_after(pilot, change) -> None:
     """Open smoke's start form, wait for a clear pre-flight, ``change()`` the bench (the form
     does not see it: the app polls rarely), start, and wait for the run to end."""
