@@ -23,6 +23,7 @@ from labctl.checks.registry import implementation
 from labctl.errors import FixtureError, InstrumentError
 
 REACH_BAND = 1.0  # K: a ramp segment has reached its end temperature within this
+LATCHED_KEY = "throttle_temp"  # DUT telemetry: the die temperature when throttling last asserted
 
 
 def temperature_reader(ctx: Any, sensor: str) -> Callable[[], float]:
@@ -212,12 +213,14 @@ def thermal_throttle(ctx: Any, args: Any) -> None:
     original_sp = float(chamber.setpoint()) if chamber is not None else None
     restore = set_workload(ctx, workload_percent(args.workload) or 100.0)
     began = ctx.clock.monotonic()
-    state = {"die": float("nan"), "peak": float("-inf")}
+    state: dict[str, float | None] = {"die": float("nan"), "peak": float("-inf"), "latched": None}
 
     def poll(want: bool) -> bool:
         sensors = dut.sensors()
         key = _die_key(sensors, ["die_temp"])
         state["die"] = die = float(sensors[key])
+        latched = sensors.get(LATCHED_KEY)  # the die temperature the DUT latched when throttling asserted
+        state["latched"] = None if latched is None else float(latched)
         state["peak"] = max(state["peak"], die)
         ctx.sample(key, die, "degC")
         if _shut_down(sensors):
@@ -233,7 +236,7 @@ def thermal_throttle(ctx: Any, args: Any) -> None:
             ctx.fail(f"die: throttling never asserted within {fmt_duration(args.timeout)} "
                      f"(die peaked at {state['peak']:.1f} degC, threshold {threshold:g} degC)")
         asserted_at = ctx.clock.monotonic()
-        ctx.measure("throttle_temp", state["die"], "degC", labels={"sensor": "die"},
+        ctx.measure("throttle_temp", _throttle_temp(ctx, state), "degC", labels={"sensor": "die"},
                     limit=limit_or(ctx, "throttle_temp", unit="degC", lo=threshold - 2.0, hi=threshold + 2.0))
         if chamber is not None:
             chamber.set_setpoint(original_sp)
@@ -251,6 +254,20 @@ def thermal_throttle(ctx: Any, args: Any) -> None:
         back = [] if chamber is None or original_sp is None else [lambda: chamber.set_setpoint(original_sp)]
         cleanup(ctx, *back, restore)
     finish(ctx, start)
+
+
+def _throttle_temp(ctx: Any, state: dict[str, Any]) -> float:
+    """The die temperature at which the DUT throttled: the one it latched when throttling
+    asserted, if it reports it (``throttle_temp``); else the die temperature at the first
+    poll that saw throttling, which lags by up to a poll period (more if the host stalls)."""
+    die, latched = state["die"], state["latched"]
+    if latched is None:
+        ctx.log(f"the DUT reports no {LATCHED_KEY}: throttle_temp is the die temperature at the first "
+                f"reading that showed throttling ({die:.1f} degC)")
+        return float(die)
+    ctx.log(f"throttle_temp: the DUT latched {latched:.1f} degC when throttling asserted "
+            f"(die {die:.1f} degC when the check saw it)")
+    return float(latched)
 
 
 # ------------------------------------------------------------------------------------------

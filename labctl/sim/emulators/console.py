@@ -130,6 +130,8 @@ class AccelConsole(LineInstrument):
             out.append(f"{name}_V {v:.4f} V")
             out.append(f"{name}_I {max(0.0, i):.3f} A")
         out.append(f"throttle {int(board.throttled)} bool")
+        if board.throttle_temp is not None:  # the die temperature when throttling last asserted since power-up
+            out.append(f"throttle_temp {board.throttle_temp:.1f} degC")
         out.append(f"VIN_V {board.input.v + (b.noise(0.002) if board.input.v > 0 else 0.0):.3f} V")
         out.append(f"powered {int(board.powered and not board.latched)} bool")
         return out

@@ -46,6 +46,7 @@ class Board:
     pg_ms: dict[str, float | None] = field(default_factory=dict)
     workload: float = 0.0
     throttled: bool = False
+    throttle_temp: float | None = None  # die temperature when throttling last asserted (since power-up)
     die: float = 25.0
     hbm: float = 25.0
     vrm: float = 25.0
@@ -72,6 +73,7 @@ class Board:
         self.tx_prbs = K.DEFAULT_PRBS  # the die's power-on defaults: TX PRBS31, counters cleared
         self.ops = 0.0
         self.throttled = False
+        self.throttle_temp = None
         self.overtemp_s = 0.0
         self.retrain_until = now
         t = 0.0
@@ -184,6 +186,8 @@ class Board:
             if self.die >= K.THERMTRIP:
                 self.latched = "thermtrip"
             elif self.die >= K.THROTTLE_ON:
+                if not self.throttled:  # the controller latches the die temperature it asserted at
+                    self.throttle_temp = self.die
                 self.throttled = True
             elif self.die < K.THROTTLE_OFF:
                 self.throttled = False

@@ -111,10 +111,12 @@ class Bench:
         self.station.role("dut").set_load(percent)
 
 
-def make_bench(tmp_path: Path, **sim: Any) -> Iterator[Bench]:
+def make_bench(tmp_path: Path, clock: Any = None, **sim: Any) -> Iterator[Bench]:
+    """``clock``: the lab's and the checks' clock (default ``ScaledClock(600)``; a
+    ``ManualClock`` moves only when a check sleeps or the test advances it)."""
     sim.setdefault("time_scale", SCALE)
     fixture = load_fixture(isolated_fixture(tmp_path, **sim))
-    clock = ScaledClock(SCALE)
+    clock = clock or ScaledClock(SCALE)
     with SimulatedLab(fixture, clock=clock) as lab, open_station(fixture, clock=clock) as station:
         try:
             yield Bench(lab, station, fixture, clock)

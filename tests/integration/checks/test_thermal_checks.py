@@ -6,8 +6,10 @@ import threading
 
 import pytest
 
+from labctl.clock import ManualClock
 from labctl.engine.abort import AbortController
-from tests.integration.checks.conftest import lim
+from labctl.engine.events import SampleRecorded
+from tests.integration.checks.conftest import lim, make_bench
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -130,3 +132,30 @@ def test_an_abort_ends_a_long_soak_at_once(bench):
     assert "operator pressed abort" in out.message
     assert out.measurements == []  # it never claimed a result
     assert out.samples("chamber")  # but it was waiting, reading the chamber
+
+
+def test_throttle_temp_is_where_the_board_throttled_even_when_the_host_stalls(tmp_path):
+    """A host stall right as the die nears the threshold (as a ~20 ms wall stall at x600): the
+    first reading that shows throttling comes a simulated minute late, far past 105 degC; the
+    recorded throttle_temp is still the temperature at which the board throttled."""
+    clock = ManualClock()
+    gen = make_bench(tmp_path, clock=clock)
+    bench = next(gen)
+    try:
+        bench.power_on()
+        stalled: list[float] = []
+
+        def stall(event):
+            if (isinstance(event, SampleRecorded) and event.series == "die_temp" and event.value >= 100.0
+                    and not stalled):
+                stalled.append(event.value)
+                clock.advance(60.0)
+
+        out = bench.run("thermal.throttle", {"threshold": "105 degC", "hysteresis": "5 degC"}, watch=stall)
+    finally:
+        gen.close()
+    assert stalled, "the die never reached 100 degC"
+    assert out.outcome == "PASS", out.message
+    seen = next(t for t in out.samples("die_temp") if t > stalled[0] + 1.0)
+    assert seen > 107.0  # the die when the check first saw throttling: late
+    assert 105.0 <= out.value("throttle_temp") < 106.0

@@ -144,3 +144,24 @@ def test_flagship_corners_separate_golden_hot_spot_and_overtemp_by_theta(tmp_pat
     _, theta_ot = flagship_corner(tmp_path / "o", "SIM-OT-0010", ambient,
                                   duts={"SIM-OT-0010": {"faults": ["overtemp"]}})
     assert theta_ot > 2.0
+
+
+def test_the_console_latches_the_die_temperature_at_which_throttling_asserted(mvisa, mconsole, manual_lab, clock):
+    psu = mvisa("psu")
+    power_on(psu, clock=clock)
+    assert "throttle_temp" not in mconsole.table("sensors")  # no throttling since power-up
+    set_chamber(manual_lab, 105)
+    mconsole.cmd("load stress 100")
+    clock.advance(600)  # nobody asks for ten minutes: the die crossed 105 degC long ago
+    sensors = mconsole.table("sensors")
+    assert sensors["throttle"] == "1"
+    assert float(sensors["die_temp"]) > 108.0  # what a late reading of the die says ...
+    latched = [ln for ln in mconsole.cmd("sensors") if ln.startswith("throttle_temp ")]
+    assert len(latched) == 1 and latched[0].endswith(" degC")
+    assert 105.0 <= float(latched[0].split()[1]) < 106.0  # ... and where the board throttled
+    # a power-up (once the board has cooled) starts without a throttle event
+    psu.write("OUTP OFF,(@1)")
+    set_chamber(manual_lab, 25)
+    clock.advance(900)
+    power_on(psu, clock=clock)
+    assert "throttle_temp" not in mconsole.table("sensors")
