@@ -175,13 +175,10 @@ class Board:
         if self.params.overtemp and self.powered and not self.latched:
             self.overtemp_s += dt
             theta *= 1.0 + K.OVERTEMP_THETA_GAIN * (1.0 - math.exp(-self.overtemp_s / K.OVERTEMP_TAU))
-        a_die = 1.0 - math.exp(-dt / K.TAU_DIE)
-        self.die += (amb + p_die * theta - self.die) * a_die
+        self.die, self.lid = die_lid_step(self.die, self.lid, amb, p_die, theta, dt)
         hbm_ss = amb + K.THETA_HBM * p_hbm + K.HBM_DIE_COUPLING * (self.die - amb)
         self.hbm += (hbm_ss - self.hbm) * (1.0 - math.exp(-dt / K.TAU_HBM))
         self.vrm += (amb + K.THETA_VRM * p_loss - self.vrm) * (1.0 - math.exp(-dt / K.TAU_VRM))
-        lid_ss = amb + K.LID_FRACTION * (self.die - amb)
-        self.lid += (lid_ss - self.lid) * (1.0 - math.exp(-dt / K.TAU_LID))
         if self.powered and not self.latched:
             if self.die >= K.THERMTRIP:
                 self.latched = "thermtrip"
@@ -209,3 +206,27 @@ class Board:
         self.throttled = False
         self.tx_prbs = K.DEFAULT_PRBS
         self.retrain_until = now + K.RETRAIN_S
+
+
+def die_lid_step(die: float, lid: float, air: float, power: float, theta: float, dt: float) -> tuple[float, float]:
+    """Die and lid temperatures ``dt`` seconds on, with ``power`` W into the die and the air at
+    ``air``: the chain die -> lid -> air (resistances (1 - LID_FRACTION) and LID_FRACTION of
+    ``theta``, the die's and the lid's heat capacities), solved exactly for constant inputs.
+    The heat leaves the die through the lid, so a heated die stays at or above the lid and the
+    lid between the die and a colder air, however fast the air changes."""
+    r_dl, r_la = (1.0 - K.LID_FRACTION) * theta, K.LID_FRACTION * theta
+    lid_ss = air + power * r_la
+    die_ss = lid_ss + power * r_dl
+    # d/dt [die, lid] = A [die - die_ss, lid - lid_ss]
+    a, b = -1.0 / (r_dl * K.DIE_HEAT_CAPACITY), 1.0 / (r_dl * K.DIE_HEAT_CAPACITY)
+    c, d = 1.0 / (r_dl * K.LID_HEAT_CAPACITY), -(1.0 / r_dl + 1.0 / r_la) / K.LID_HEAT_CAPACITY
+    root = math.sqrt((a - d) ** 2 + 4.0 * b * c)  # b*c > 0: two real, distinct, negative eigenvalues
+    l1, l2 = (a + d + root) / 2.0, (a + d - root) / 2.0
+    e1, e2 = math.exp(l1 * dt), math.exp(l2 * dt)
+    # exp(A dt) = (e1 (A - l2 I) - e2 (A - l1 I)) / (l1 - l2)
+    y0, y1 = die - die_ss, lid - lid_ss
+    m00 = (e1 * (a - l2) - e2 * (a - l1)) / root
+    m01 = (e1 - e2) * b / root
+    m10 = (e1 - e2) * c / root
+    m11 = (e1 * (d - l2) - e2 * (d - l1)) / root
+    return die_ss + m00 * y0 + m01 * y1, lid_ss + m10 * y0 + m11 * y1
