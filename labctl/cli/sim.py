@@ -150,7 +150,8 @@ def inject(fixture_path: str, as_json: bool, slot: str | None, fault: str, param
 @_JSON
 @click.option("--role", default=None, help="Only this role's instrument faults.")
 def clear(fixture_path: str, as_json: bool, role: str | None) -> None:
-    """Remove instrument faults from a served lab."""
+    """Remove the faults injected into a served lab: instrument faults and board faults (each
+    board is again the DUT its fixture describes), or with --role only that role's instrument faults."""
     _show(_control(fixture_path, {"op": "clear", "role": role}), as_json)
 
 

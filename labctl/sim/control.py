@@ -139,8 +139,10 @@ class ControlServer:
         try:
             if op == "inject":
                 self.lab.inject(req["fault"], req.get("slot"))
-            elif op == "clear":
+            elif op == "clear":  # a role's instrument faults; without one, every injected fault
                 self.lab.clear_faults(req.get("role"))
+                if req.get("role") is None:
+                    self.lab.clear_board_faults()
             elif op == "dut":
                 self.lab.swap_dut(str(req["serial"]), req.get("slot"))
             elif op != "state":

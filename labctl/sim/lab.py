@@ -285,6 +285,16 @@ class SimulatedLab:
             if rules is not None:
                 rules.clear()
 
+    def clear_board_faults(self) -> None:
+        """Remove the board faults injected at run time from every board: each DUT is again what
+        the fixture says it is (its variant and ``sim.duts`` faults stay: they are the board's)."""
+        for bench in self.rack.bays.values() if self.rack is not None else [self.bench]:
+            with bench.lock:
+                bench.update()
+                bench.board.params = build_dut(bench.dut.serial, self.config)[0]
+                bench.touch()
+                bench.update()  # solved now: what the fault stopped (a dead rail) runs again from this instant
+
     def swap_dut(self, serial: str, slot: str | None = None) -> None:
         """Put another DUT on the fixture, or in one slot of a rack (its variant and faults
         come from ``sim.duts``)."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from labctl.sim.physics import constants as K
@@ -39,7 +40,9 @@ class DutParams:
     overtemp: bool = False
     soft_start_slew: float = K.SOFT_START_SLEW  # V/s of VIN at power-up (hot-swap soft start)
     firmware: str = "1.4.2"
-    faults: list[str] = field(default_factory=list)  # names of the DUT faults applied
+    faults: list[str] = field(default_factory=list)  # names of the DUT faults applied, each once
+    fault_specs: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> its parameters, as applied
+    _pristine: DutParams | None = field(default=None, repr=False, compare=False)  # before any fault
 
     @classmethod
     def build(cls, serial: str, seed: int, variant: str = "golden") -> DutParams:
@@ -63,9 +66,24 @@ class DutParams:
 
     # -- board-level faults ------------------------------------------------------------
     def apply_fault(self, name: str, spec: dict[str, Any]) -> None:
-        """Apply a DUT fault (raises ValueError for bad parameters)."""
-        self._apply(name, spec)
-        self.faults.append(name)
+        """Apply a DUT fault (raises ValueError for bad parameters, leaving the DUT as it was).
+        A fault applied again replaces its parameters (``hot_spot`` twice is one hot spot, with
+        the second one's factor), as re-running a fault injection does on a bench."""
+        self._reapply({**self.fault_specs, name: dict(spec)})
+
+    def _reapply(self, specs: dict[str, dict[str, Any]]) -> None:
+        """The DUT before any fault with ``specs`` applied in order, or ValueError and no change."""
+        pristine = self._pristine
+        if pristine is None:
+            pristine = copy.deepcopy(self)
+            pristine.faults, pristine.fault_specs = [], {}
+        trial = copy.deepcopy(pristine)
+        for name, spec in specs.items():
+            trial._apply(name, spec)
+        for f in fields(self):
+            if f.name not in _BOOKKEEPING:
+                setattr(self, f.name, getattr(trial, f.name))
+        self._pristine, self.fault_specs, self.faults = pristine, specs, list(specs)
 
     def _apply(self, name: str, spec: dict[str, Any]) -> None:
         if name == "marginal_lane":
@@ -98,6 +116,9 @@ class DutParams:
             self.soft_start_slew = slew
         else:
             raise ValueError(f"unknown DUT fault {name!r}")
+
+
+_BOOKKEEPING = frozenset({"faults", "fault_specs", "_pristine"})
 
 
 def _rail(name: object) -> str:

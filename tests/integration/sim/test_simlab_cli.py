@@ -123,3 +123,54 @@ def test_state_without_a_served_lab_is_one_clean_line(tmp_path):
     res = labctl_sim("state", "--fixture", str(isolated_fixture(tmp_path)))
     assert res.returncode == 2
     assert "no simulated lab is serving here" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_board_fault_injected_again_replaces_its_parameters_and_clear_removes_it(tmp_path):
+    """`labctl sim inject hot_spot` twice is one hot spot (not θ × 1.4²); a new factor replaces
+    the old one; `labctl sim clear` gives back the golden board. Judged on the loaded die's
+    settled temperature (12 simulated minutes at x600 between readings)."""
+    import json
+    import time
+
+    import serial
+
+    from labctl.fixture import load_fixture
+
+    path = isolated_fixture(tmp_path, time_scale=600)
+    roles = load_fixture(path).roles
+    proc = serve("--fixture", str(path))
+    rm = pyvisa.ResourceManager("@py")
+    try:
+        assert any("control" in line for line in read_until(proc, "control"))
+        psu = rm.open_resource(roles["psu"].resource, read_termination="\n", write_termination="\n", timeout=5000)
+        psu.write("VOLT 5,(@1);CURR 5,(@1);:OUTP ON,(@1)")
+        assert psu.query("OUTP? (@1)") == "1"
+        time.sleep(0.1)
+        with serial.Serial(roles["dut"].resource, 115200, timeout=5) as con:
+            con.write(b"load stress 100\n")
+            assert con.readline() == b"OK\n"
+
+        def settled(*steer: str) -> tuple[float, list[str]]:
+            if steer:
+                res = labctl_sim(*steer, "--fixture", str(path))
+                assert res.returncode == 0, res.stderr
+            time.sleep(1.2)  # 12 simulated minutes: settled
+            state = json.loads(labctl_sim("state", "--fixture", str(path), "--json").stdout)
+            return state["temperatures"]["die"], state["dut_faults"]
+
+        golden, faults = settled()
+        assert faults == []
+        once, faults = settled("inject", "hot_spot", "factor=1.4")
+        assert faults == ["hot_spot"] and once > golden + 3.0
+        twice, faults = settled("inject", "hot_spot", "factor=1.4")
+        assert twice == pytest.approx(once, abs=0.2)  # the same hot spot, not a second one on top
+        assert faults == ["hot_spot"]
+        milder, _ = settled("inject", "hot_spot", "factor=1.2")
+        assert golden + 1.0 < milder < once - 1.0  # the new factor replaced the old one
+        cleared, faults = settled("clear")
+        assert faults == [] and cleared == pytest.approx(golden, abs=0.2)
+        psu.close()
+    finally:
+        rm.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
