@@ -289,9 +289,13 @@ class E36312A(BenchInstrument):
 
     @staticmethod
     def _sample(kind: str, c: PsuChannel, gauss: Callable[[float, float], float]) -> float:
-        """One reading of ``c``: voltage and current with the ADC's noise; power as solved."""
+        """One reading of ``c``: voltage and current with the ADC's noise; power as solved. An
+        output that is off (or tripped) delivers no current: its current and power read 0 (its
+        voltage, ≈ 0 V, keeps a tenth of the noise)."""
         if kind == "V":
             return c.v_out + gauss(0.0, V_NOISE if c.sourcing else V_NOISE / 10)
+        if not c.sourcing:
+            return 0.0
         if kind == "I":
             return c.i_out + gauss(0.0, I_NOISE)
         return c.v_out * c.i_out

@@ -126,11 +126,11 @@ class EL34143A(BenchInstrument):
         self._check_channel(call)
         with self.bench.lock:
             b = self.sync()
-            return nr3(b.load.i_in + b.noise(0.0005))
+            return nr3(b.load.i_in + b.noise(0.0005) if b.load.on else 0.0)  # input off: it sinks nothing
 
     @scpi("MEASure[:SCALar]:POWer[:DC]?", "FETCh[:SCALar]:POWer[:DC]?")
     def meas_p(self, call: Call) -> str:
         self._check_channel(call)
         with self.bench.lock:
             b = self.sync()
-            return nr3(b.load.v_in * b.load.i_in + b.noise(0.001))
+            return nr3(b.load.v_in * b.load.i_in + b.noise(0.001) if b.load.on else 0.0)

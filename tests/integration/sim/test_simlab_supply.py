@@ -109,3 +109,32 @@ def test_uvlo_is_judged_on_the_voltage_at_the_board_after_the_lead(mvisa, mconso
     assert set(mconsole.table("power-good").values()) == {"off"}
     clock.advance(1.0)  # unloaded, 4.45 V is still below the 4.5 V rising threshold: it stays off
     assert mconsole.table("sensors")["powered"] == "0"
+
+
+def test_an_off_output_reads_no_current_and_no_power(mvisa, clock):
+    """Outputs that are off deliver nothing: every conversion of their current and power is
+    exactly 0 (never noise around it, as -0.2 mA); the voltage reads ≈ 0 V. CH1 is off after
+    running the board, CH2 and CH3 never were on."""
+    psu = mvisa("psu")
+    power_on(psu, clock=clock)
+    psu.write("OUTP OFF,(@1)")
+    assert psu.query("OUTP? (@1:3)") == "0,0,0"
+    clock.advance(1.0)
+    amps, watts = [], []
+    for _ in range(40):
+        clock.advance(0.1)  # past the readback period: a new conversion each time
+        amps += psu.query("MEAS:CURR? (@1:3)").split(",")
+        watts += psu.query("MEAS:POW? (@1:3)").split(",")
+    assert {float(x) for x in amps} == {0.0} and not [x for x in amps if x.startswith("-")]
+    assert {float(x) for x in watts} == {0.0} and not [x for x in watts if x.startswith("-")]
+    assert all(abs(float(v)) < 1e-3 for v in psu.query("MEAS:VOLT? (@1:3)").split(","))
+
+
+def test_a_load_whose_input_is_off_sinks_nothing_and_reads_the_rail_voltage(mvisa, clock):
+    psu, load = mvisa("psu"), mvisa("load")
+    power_on(psu, clock=clock)
+    load.write("MODE CURR;CURR 2;:INP OFF")
+    readings = [(load.query("MEAS:CURR?"), load.query("MEAS:POW?")) for _ in range(40)]
+    assert {(float(i), float(p)) for i, p in readings} == {(0.0, 0.0)}
+    assert not [r for pair in readings for r in pair if r.startswith("-")]
+    assert float(load.query("MEAS:VOLT?")) == pytest.approx(3.3, rel=0.01)  # it still senses the header
