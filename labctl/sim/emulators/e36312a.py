@@ -5,6 +5,13 @@ manual has them: a trip turns the output off (``OUTP?`` reads 0, ``…:PROT:TRIP
 cannot be switched on while tripped; ``OUTP:PROT:CLE`` clears the trip once its cause is gone
 and the output stays off until switched on again. OCP trips when the output would go into
 constant current (CH1 from the board's draw, CH2/CH3 from their load resistors).
+
+Each output has a questionable status register (``STAT:QUES[:EVEN]? / :COND? / :ENAB / :PTR /
+:NTR``, addressed like the other commands by ``(@n)`` or the selected output): bit 0 (1) output
+disabled by over-voltage protection, bit 1 (2) by over-current protection, as long as the trip
+stands; a trip latches its event, ``*CLS`` or reading clears it, and an enabled event sets bit 3
+(QUES, 8) of ``*STB?``. ``CURR:PROT:DEL`` (0 to 0.255 s) and ``CURR:PROT:DEL:STAR SCH|CCTR`` are
+kept per output and read back.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from labctl.sim.emulators.base import BenchInstrument
 from labctl.sim.physics.bench import Bench
 from labctl.sim.physics.supply import PsuChannel
 from labctl.sim.scpi import Call, ScpiError, scpi
+from labctl.sim.scpi.status import QuestionableStatus, StatusRegister
 from labctl.sim.scpi.values import nr3, parse_choice
 
 _NAMES = {"CH1": 1, "CH2": 2, "CH3": 3, "P6V": 1, "P25V": 2, "N25V": 3, "OUT1": 1, "OUT2": 2, "OUT3": 3}
@@ -26,10 +34,15 @@ I_NOISE = 0.0003
 #: changed the bench since or something happened in between (VIN ramp, a rail of the power-up
 #: sequence, …: :meth:`Bench.refresh`).
 READBACK_PERIOD = 0.05
+#: questionable status bits of an output: disabled by over-voltage (OV) / over-current (OC) protection
+QUES_OV, QUES_OC = 1, 2
+#: ``CURR:PROT:DEL``: the over-current protection delay, seconds (0 to 0.255, 50 ms after *RST)
+OCP_DELAY_MAX, OCP_DELAY_DEFAULT = 0.255, 0.05
+OCP_DELAY_STARTS = ["SCHange", "CCTRans"]  # the delay runs from a settings change / entry into CC
 
 
 @emulator("keysight-e36312a")
-class E36312A(BenchInstrument):
+class E36312A(QuestionableStatus, BenchInstrument):
     vendor = "Keysight Technologies"
     model = "E36312A"
     firmware = "2.1.0-1.0.4-1.12"
@@ -50,6 +63,11 @@ class E36312A(BenchInstrument):
         with self.bench.lock:
             for ch in self.bench.psu.values():
                 ch.reset()
+        self.ocp_delay = dict.fromkeys(self.bench.psu, OCP_DELAY_DEFAULT)
+        self.ocp_delay_start = dict.fromkeys(self.bench.psu, "SCH")
+        if getattr(self, "ques", None) is None:  # status registers outlive *RST (IEEE 488.2)
+            self.ques = {n: StatusRegister() for n in self.bench.psu}
+        self._latch_questionable()
 
     # -- helpers ------------------------------------------------------------------------
     def _channels(self, call: Call) -> list[PsuChannel]:
@@ -72,6 +90,7 @@ class E36312A(BenchInstrument):
             ch.ovp_tripped = True
         if ch.ovp_tripped or ch.ocp_tripped:
             ch.on = False  # a trip turns the output off; it stays off until cleared and switched on
+        self._latch_questionable()
 
     def sync(self, max_age: float = 0.0) -> Bench:
         bench = self.bench
@@ -81,6 +100,7 @@ class E36312A(BenchInstrument):
             bench.update()
         if bench.solves != self._judged:  # (a reading within the readback period: judged on this solve)
             self._judge_trips(bench)
+        self._latch_questionable()  # (the physics trips CH1's OCP itself)
         return bench
 
     def _judge_trips(self, bench: Bench) -> None:
@@ -94,6 +114,22 @@ class E36312A(BenchInstrument):
         if tripped:
             bench.update()  # solve again with the tripped outputs off
         self._judged = bench.solves
+        self._latch_questionable()
+
+    # -- questionable status (QuestionableStatus's hooks) ------------------------------------
+    def _latch_questionable(self) -> None:
+        """Each output's trips into its questionable register (an edge latches its event)."""
+        for n, ch in self.bench.psu.items():
+            self.ques[n].update((QUES_OV if ch.ovp_tripped else 0) | (QUES_OC if ch.ocp_tripped else 0))
+
+    def questionable_for(self, call: Call | None) -> list[StatusRegister]:
+        if call is None:
+            return list(self.ques.values())
+        return [self.ques[ch.number] for ch in self._channels(call)]
+
+    def refresh_questionable(self) -> None:
+        with self.bench.lock:
+            self.sync()
 
     # -- channel selection ------------------------------------------------------------------
     @scpi("INSTrument[:SELect]")
@@ -212,9 +248,33 @@ class E36312A(BenchInstrument):
             self.sync()
             return ",".join(str(int(c.ocp_tripped)) for c in self._channels(call))
 
+    @scpi("[SOURce:]CURRent:PROTection:DELay[:TIME]")
+    def ocp_delay_set(self, call: Call) -> None:
+        for ch in self._channels(call):
+            self.ocp_delay[ch.number] = call.number(0, minimum=0.0, maximum=OCP_DELAY_MAX, default=OCP_DELAY_DEFAULT)
+
+    @scpi("[SOURce:]CURRent:PROTection:DELay[:TIME]?")
+    def ocp_delay_q(self, call: Call) -> str:
+        """The delay of each output, or with ``MIN|MAX`` the shortest/longest."""
+        chans = self._channels(call)
+        if call.has(0):
+            value = call.number(0, minimum=0.0, maximum=OCP_DELAY_MAX, default=OCP_DELAY_DEFAULT)
+            return ",".join(nr3(value) for _ in chans)
+        return ",".join(nr3(self.ocp_delay[c.number]) for c in chans)
+
+    @scpi("[SOURce:]CURRent:PROTection:DELay:STARt")
+    def ocp_delay_start_set(self, call: Call) -> None:
+        for ch in self._channels(call):
+            self.ocp_delay_start[ch.number] = parse_choice(call.arg(0), OCP_DELAY_STARTS)
+
+    @scpi("[SOURce:]CURRent:PROTection:DELay:STARt?")
+    def ocp_delay_start_q(self, call: Call) -> str:
+        return ",".join(self.ocp_delay_start[c.number] for c in self._channels(call))
+
     @scpi("OUTPut:PROTection:CLEar", "[SOURce:]VOLTage:PROTection:CLEar", "[SOURce:]CURRent:PROTection:CLEar")
     def prot_clear(self, call: Call) -> None:
         with self.bench.lock:
+            self.sync()  # a trip since the last command latches its event before it is cleared
             for ch in self._channels(call):
                 if ch.ocp_tripped or ch.ovp_tripped:
                     ch.on = False  # a tripped output stays off until it is enabled again

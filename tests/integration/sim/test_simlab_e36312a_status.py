@@ -1,0 +1,82 @@
+"""The simulated E36312A's over-current protection delay and questionable status registers, as
+a client written from the E36300 programming guide uses them: exact command/reply pairs over
+pyvisa-py on the lab's TCP socket."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.sim.conftest import power_on, scpi_errors
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def replies(res, expected: list[tuple[str, str]]) -> None:
+    """Each query of ``expected``, in order, answers exactly its reply."""
+    assert [(query, res.query(query)) for query, _ in expected] == expected
+
+
+def test_ocp_delay_and_its_start_are_kept_per_output_with_their_limits(mvisa):
+    psu = mvisa("psu")
+    replies(psu, [("CURR:PROT:DEL? (@1)", "+5.00000000E-02"), ("CURR:PROT:DEL:STAR? (@1)", "SCH")])
+    psu.write("CURR:PROT:DEL 0.1,(@1:2)")
+    psu.write("SOUR:CURR:PROT:DEL:TIME 20 MS,(@3)")
+    psu.write("CURR:PROT:DEL:STAR CCTR,(@1)")
+    replies(psu, [
+        ("CURR:PROT:DEL? (@1:3)", "+1.00000000E-01,+1.00000000E-01,+2.00000000E-02"),
+        ("CURR:PROT:DEL? MAX,(@1)", "+2.55000000E-01"),
+        ("CURR:PROT:DEL? MIN,(@1)", "+0.00000000E+00"),
+        ("CURRENT:PROTECTION:DELAY:START? (@1,2)", "CCTR,SCH"),
+    ])
+    psu.write("CURR:PROT:DEL 0.3,(@1)")  # beyond 0.255 s: refused, the setting stays
+    psu.write("CURR:PROT:DEL:STAR SOON,(@1)")
+    errors = scpi_errors(psu)
+    assert [e.split(",")[0] for e in errors] == ["-222", "-224"]
+    replies(psu, [("CURR:PROT:DEL? (@1)", "+1.00000000E-01")])
+    psu.write("*RST")
+    replies(psu, [("CURR:PROT:DEL? (@1)", "+5.00000000E-02"), ("CURR:PROT:DEL:STAR? (@1)", "SCH")])
+
+
+def test_an_ovp_trip_sets_the_questionable_ov_bit_latches_its_event_and_the_status_byte(mvisa):
+    psu = mvisa("psu")
+    replies(psu, [("STAT:QUES:COND? (@1)", "0"), ("STAT:QUES? (@1)", "0"), ("STAT:QUES:ENAB? (@1)", "0")])
+    psu.write("STAT:QUES:ENAB 3,(@1)")
+    power_on(psu)
+    replies(psu, [("STAT:QUES:ENAB? (@1,2)", "3,0"), ("*STB?", "0")])
+    psu.write("VOLT:PROT 4.5,(@1)")  # below the 5 V setpoint: OVP trips, the output goes off
+    replies(psu, [
+        ("OUTP? (@1)", "0"),
+        ("STAT:QUES:COND? (@1:3)", "1,0,0"),  # condition: disabled by OVP, while the trip stands
+        ("*STB?", "8"),  # QUES summary: an enabled event
+        ("STAT:QUES? (@1)", "1"),
+        ("STAT:QUESTIONABLE:EVENT? (@1)", "0"),  # reading cleared the event, not the condition
+        ("STAT:QUES:COND? (@1)", "1"),
+        ("*STB?", "0"),
+    ])
+    psu.write("VOLT:PROT 6,(@1);:OUTP:PROT:CLE (@1)")
+    replies(psu, [("STAT:QUES:COND? (@1)", "0"), ("STAT:QUES? (@1)", "0")])  # a falling edge latches nothing
+
+
+def test_an_ocp_trip_sets_the_oc_bit_and_cls_clears_the_event(mvisa, mconsole, clock):
+    psu = mvisa("psu")
+    power_on(psu, clock=clock)
+    psu.write("INST:NSEL 1")  # without a channel list the status commands address the selected output
+    psu.write("CURR:PROT:STAT ON,(@1);CURR 2,(@1)")
+    assert psu.query("*OPC?") == "1"
+    mconsole.cmd("load stress 100")  # the board draws more than 2 A: constant current, OCP trips
+    replies(psu, [("CURR:PROT:TRIP? (@1)", "1"), ("STAT:QUES:COND?", "2")])
+    psu.write("*CLS")
+    replies(psu, [("STAT:QUES?", "0"), ("STAT:QUES:COND?", "2")])
+
+
+def test_transition_filters_choose_which_edges_latch(mvisa):
+    psu = mvisa("psu")
+    psu.write("STAT:QUES:PTR 0,(@1);STAT:QUES:NTR 1,(@1)")
+    replies(psu, [("STAT:QUES:PTR? (@1)", "0"), ("STAT:QUES:NTR? (@1)", "1")])
+    power_on(psu)
+    psu.write("VOLT:PROT 4.5,(@1)")
+    replies(psu, [("STAT:QUES:COND? (@1)", "1"), ("STAT:QUES? (@1)", "0")])  # rising edge filtered out
+    psu.write("VOLT:PROT 6,(@1);:OUTP:PROT:CLE (@1)")
+    replies(psu, [("STAT:QUES:COND? (@1)", "0"), ("STAT:QUES? (@1)", "1")])  # the falling edge latched
+    psu.write("STAT:PRES")
+    replies(psu, [("STAT:QUES:PTR? (@1)", "32767"), ("STAT:QUES:NTR? (@1)", "0"), ("STAT:QUES:ENAB? (@1)", "0")])
