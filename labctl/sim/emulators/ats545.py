@@ -17,7 +17,7 @@ from labctl.sim.emulators.base import LineInstrument
 # name -> (attribute on ChamberAir or self, minimum, maximum, reply format)
 SETTINGS: dict[str, tuple[str, float, float, str]] = {
     "SETP": ("setpoint", -99.9, 225.0, "{:.1f}"),
-    "RAMP": ("ramp", 0.1, 9999.0, "{:.1f}"),
+    "RAMP": ("ramp", 0.0, 9999.0, "{:.1f}"),  # K/min; 0 holds the dynamic setpoint where it is
     "WNDW": ("window", 0.1, 9.9, "{:.1f}"),
     "SOAK": ("soak", 0.0, 9999.0, "{:.0f}"),
     "ULIM": ("upper_limit", 25.0, 225.0, "{:.1f}"),  # the air limits: SETP must lie between them

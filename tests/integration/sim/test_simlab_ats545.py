@@ -88,3 +88,34 @@ def test_air_limits_bound_the_setpoint_and_their_own_ranges(ts):
         ts.send(bad)
         assert ts.ask("*ESR?") == "16", bad
     replies(ts, {"LLIM?": "-20.0", "ULIM?": "80.0"})
+
+
+def test_ramp_takes_the_manuals_whole_range_and_zero_holds_the_dynamic_setpoint(ts, clock):
+    # the manual's range is 0-99.9 K/min in 0.1 steps and 100-9999 in steps of 1 (9999: as fast
+    # as the air can); 0 is a rate too, the slowest: the dynamic setpoint does not move
+    ts.send("RAMP 0")
+    replies(ts, {"*ESR?": "0", "RAMP?": "0.0"})
+    ts.send("SETP 40")
+    assert ts.ask("*OPC?") == "1"
+    clock.advance(60)
+    replies(ts, {"SETD?": "25.0", "TECR?": "2", "*ESR?": "0"})
+    ts.send("RAMP 60")  # 1 K/s from where it stood
+    assert ts.ask("*OPC?") == "1"
+    clock.advance(10)
+    replies(ts, {"SETD?": "35.0", "RAMP?": "60.0"})
+    for bad in ("RAMP -0.1", "RAMP 10000"):
+        ts.send(bad)
+        assert ts.ask("*ESR?") == "16", bad
+    replies(ts, {"RAMP?": "60.0"})
+
+
+def test_llim_takes_its_own_edge_and_refuses_the_ats5x5_floor(ts):
+    # the ATS-545's lower air limit runs -80..25 (-99..25 is the ATS-5x5's): its edge is taken,
+    # -99 is out of range (EXE, ignored), and a setpoint may sit on the limit
+    ts.send("LLIM -99")
+    replies(ts, {"*ESR?": "16", "LLIM?": "-80.0"})
+    ts.send("LLIM -80")
+    ts.send("SETP -80")
+    replies(ts, {"*ESR?": "0", "LLIM?": "-80.0", "SETP?": "-80.0"})
+    ts.send("SETP -80.1")
+    replies(ts, {"*ESR?": "16", "SETP?": "-80.0"})
