@@ -98,13 +98,20 @@ def _show(state: dict, as_json: bool) -> None:
                f"air {t['air']:.1f} (setpoint {state['chamber']['setpoint']:g})")
     click.echo(f"  {rails}")
     click.echo(f"  board faults: {', '.join(state['dut_faults']) or 'none'}")
-    faults = ", ".join(f"{role}: {'/'.join(kinds)}" for role, kinds in state["faults"].items()) or "none"
-    click.echo(f"  instrument faults: {faults}")
+    click.echo(f"  instrument faults: {_instrument_faults(state['faults']) or 'none'}")
     if state.get("slots"):
         click.echo(f"  (the board above is slot {state['slot']}'s; --slot ID shows another)")
         for sid, b in state["slots"].items():
-            click.echo(f"  slot {sid:<4} DUT {b['dut']:<16} {'powered' if b['powered'] else 'off':<8} "
-                       f"supply output {'ON' if b['psu_output_on'] else 'off':<4} die {b['die']:.1f} degC")
+            board = f"{b['dut']} ({describe_dut(b.get('variant', 'golden'), b.get('dut_faults', []))})"
+            faults = _instrument_faults(b.get("faults", {}))
+            click.echo(f"  slot {sid:<4} DUT {board:<24} {'powered' if b['powered'] else 'off':<8} "
+                       f"supply output {'ON' if b['psu_output_on'] else 'off':<4} die {b['die']:.1f} degC"
+                       f"{f'  instrument faults: {faults}' if faults else ''}")
+
+
+def _instrument_faults(faults: dict[str, list[str]]) -> str:
+    """``psu: scpi_error, dmm: instrument_timeout``."""
+    return ", ".join(f"{role}: {'/'.join(kinds)}" for role, kinds in faults.items())
 
 
 _FIXTURE = click.option("--fixture", "fixture_path", default="sim-bench.yaml", show_default=True,

@@ -72,12 +72,20 @@ def lab_state(lab: Any, slot: str | None = None) -> dict[str, Any]:
 
 
 def _slots(lab: Any) -> dict[str, Any]:
-    """A rack: every slot's board in one line each (empty for a single bench)."""
+    """A rack: every slot's board in one line each (empty for a single bench), with the faults
+    injected into it: its board's and its own instruments' (``2/psu`` is slot 2's ``psu``)."""
     if lab.rack is None:
         return {}
-    return {sid: {"dut": bay.board.params.serial, "powered": bay.board.powered and not bay.board.latched,
-                  "psu_output_on": any(c.on for c in bay.psu.values()), "die": round(bay.board.die, 2)}
-            for sid, bay in lab.rack.bays.items()}
+    faults = _faults(lab)
+    out: dict[str, Any] = {}
+    for sid, bay in lab.rack.bays.items():
+        params, prefix = bay.board.params, f"{sid}/"
+        out[sid] = {"dut": params.serial, "variant": params.variant, "dut_faults": list(params.faults),
+                    "faults": {role.removeprefix(prefix): kinds for role, kinds in faults.items()
+                               if role.startswith(prefix)},
+                    "powered": bay.board.powered and not bay.board.latched,
+                    "psu_output_on": any(c.on for c in bay.psu.values()), "die": round(bay.board.die, 2)}
+    return out
 
 
 def _faults(lab: Any) -> dict[str, list[str]]:

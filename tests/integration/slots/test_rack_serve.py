@@ -51,3 +51,12 @@ def test_a_board_fault_goes_into_the_slot_named_and_a_rack_never_picks_one(labct
         assert res.returncode == 0 and "3/psu: instrument_timeout" in res.stdout, res.stdout + res.stderr
         res = labctl("sim", "inject", "--slot", "9", "overtemp", "--fixture", str(fx))
         assert res.returncode == 2 and "no slot '9'" in res.stderr
+        # each slot's line says what was injected into it: its board's faults, its instruments'
+        res = labctl("sim", "state", "--fixture", str(fx))
+        lines = {ln.split()[1]: ln for ln in res.stdout.splitlines() if ln.startswith("  slot ")}
+        assert "DUT SIM-GOLD-0002 (dead_rail)" in lines["2"] and "instrument faults" not in lines["2"]
+        assert "DUT SIM-MARG-0003 (marginal_lane)" in lines["3"] and lines["3"].endswith("instrument faults: psu: instrument_timeout")
+        assert "(golden)" in lines["1"] and "fault" not in lines["1"]
+        slots = json.loads(labctl("sim", "state", "--json", "--fixture", str(fx)).stdout)["slots"]
+        assert (slots["2"]["dut_faults"], slots["2"]["faults"]) == (["dead_rail"], {})
+        assert (slots["3"]["dut_faults"], slots["3"]["faults"]) == (["marginal_lane"], {"psu": ["instrument_timeout"]})
