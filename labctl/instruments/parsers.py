@@ -161,6 +161,8 @@ def parse_records(text: str, pattern: str, item: str) -> list[dict[str, Any]]:
 def parse_reply(text: str, kind: str, *, values: dict[str, Any] | None = None, pattern: str | None = None,
                 item: str = "float", separator: str = ",") -> Any:
     if kind == "float":
+        if values and to_str(text) in values:  # a word that stands for a value ("-------": no data)
+            return values[to_str(text)]
         return to_float(text)
     if kind == "int":
         return to_int(text)

@@ -109,7 +109,8 @@ class Property(_Strict):
     set: str | list[str] | None = Field(None, description="template, or several written in order")
     parse: ParserName = "str"
     item: ItemType = "float"
-    values: dict[str, Any] | None = Field(None, description="wire word -> value (enum/bool)")
+    values: dict[str, Any] | None = Field(None, description="wire word -> value (enum/bool; float: words that "
+                                          "stand for a value, e.g. the no-data dashes of a BER: .nan)")
     pattern: Regex | None = None
     mask: int | None = Field(None, description="int reply & mask -> bool")
     scale: float | None = None

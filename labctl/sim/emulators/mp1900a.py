@@ -293,8 +293,13 @@ class MP1900A(BenchInstrument):
         return f"{self.ed.clock_delay_mui:.0f}"
 
 
+#: what the ED answers for a result it has no data for (no bit compared yet): dashes, not SCPI's
+#: 9.91E37 (clients of the real MP1800A/MP1900A test for "---" or replace "-------")
+NO_DATA = "-------"
+
+
 def _ber(ed: EdLane) -> str:
-    return f"{ed.errors / ed.bits:.4E}" if ed.bits > 0 else "9.9100E+37"
+    return f"{ed.errors / ed.bits:.4E}" if ed.bits > 0 else NO_DATA
 
 
 def _seconds(value: float) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.sim.conftest import power_on
 from tests.integration.sim.conftest import scpi_errors as errors
 
 pytestmark = pytest.mark.timeout(60)
@@ -40,10 +41,27 @@ def test_results_are_quoted_strings(mvisa, clock):
     replies = {item: bert.query(f':CALCulate:DATA:EALarm? "{item}"') for item in (
         "CURRent:EC:TOTal", "CURRent:CC:TOTal", "CURRent:ER:TOTal", "CURRent:AINTerval:PSLoss",
         "CURRent:AINTerval:CLOSs")}
-    assert replies == {"CURRent:EC:TOTal": '"0"', "CURRent:CC:TOTal": '"0"', "CURRent:ER:TOTal": '"9.9100E+37"',
+    assert replies == {"CURRent:EC:TOTal": '"0"', "CURRent:CC:TOTal": '"0"', "CURRent:ER:TOTal": '"-------"',
                        "CURRent:AINTerval:PSLoss": '"20"', "CURRent:AINTerval:CLOSs": '"20"'}
     assert int(bert.query(':CALC:DATA:EAL? "CURR:EC:TOT"')[1:-1]) == 0  # as PTCS' MP2100A client reads it
     # each node of an item in either form, as the instrument's other headers
     assert bert.query(':CALC:DATA:EAL? "CURR:EC:TOTAL"') == bert.query(':CALC:DATA:EAL? "current:ec:tot"') == '"0"'
     assert bert.query(':CALC:DATA:EAL? "CURR:AINTERVAL:PSL"') == '"20"'
+    assert errors(bert) == []
+
+
+def test_ber_is_no_data_dashes_until_a_bit_is_compared_never_scpis_nan(mvisa, mconsole, clock):
+    # clients of the real ED test the error rate for "---" (or replace "-------") before converting
+    # it; none expects 9.91E37, SCPI's not-a-number, which the Anritsu string results do not use
+    psu, bert = mvisa("psu"), mvisa("bert")
+    er = ':MOD:ID 1;:CALC:DATA:EAL? "CURRent:ER:TOTal"'
+    assert bert.query(er) == '"-------"'  # power-on: no measurement yet
+    power_on(psu, clock=clock)
+    clock.advance(5)  # the link trains
+    bert.write(":MOD:ID 1;:SENS:MEAS:EAL:PER 0,0,0,10;:SENS:MEAS:STAR")
+    assert bert.query(er) == '"-------"'  # started, nothing compared yet
+    clock.advance(12)
+    assert bert.query(":MOD:ID 1;:SENS:MEAS:EAL:STAT?") == "0"  # the gating period is over
+    assert bert.query(':MOD:ID 1;:CALC:DATA:EAL? "CURRent:EC:TOTal"') == '"0"'
+    assert bert.query(er) == '"0.0000E+00"'  # bits compared, none in error: a rate, kept after the stop
     assert errors(bert) == []

@@ -299,7 +299,7 @@ def test_anritsu_mp1900a_link_tester():
         (':MOD:ID 2;:CALC:DATA:EAL? "CURRent:AINTerval:PSLoss"', "0"),
         (':MOD:ID 2;:CALC:DATA:EYE? "HEIGht"', "+1.00500000E+02"),
         (':MOD:ID 2;:CALC:DATA:EYE? "WIDTh"', "+5.50000000E-01"),
-        (':MOD:ID 1;:CALC:DATA:EAL? "CURRent:ER:TOTal"', "9.9100E+37"),
+        (':MOD:ID 1;:CALC:DATA:EAL? "CURRent:ER:TOTal"', '"-------"'),  # no bit compared: no data
         (":SENS:MEAS:ALL:STOP", None),
         (":SENS:MEAS:ALL:STOP", None),
         *[(f":MOD:ID {lane};:SENS:MEAS:EAL:STAT?", "0") for lane in range(1, 9)],
@@ -314,7 +314,7 @@ def test_anritsu_mp1900a_link_tester():
         assert (r.errors, r.bits, r.sync_loss, r.lane) == (3, 1920000000000, False, "2")
         assert r.ber == pytest.approx(3 / 1.92e12)
         assert bert.eye("2") == {"height": 100.5, "width": 0.55}
-        assert bert.driver.get("ber", "1") > 1e37  # "no bit compared" marker
+        assert math.isnan(bert.driver.get("ber", "1"))  # the ED's "no data" dashes
         bert.stop()
         bert.safe_state()
 
