@@ -364,6 +364,8 @@ def _parse_cached(text: str) -> tuple[Quantity, bool]:
         ) from None
     # keep the unit as written (normalised): "mV" stays "mV", "%" is "percent"
     canonical = "" if unit.dimensionless and unit_text == "dimensionless" else unit_text
+    if _OFFSET_RE.fullmatch(canonical.removeprefix("delta_")) and canonical.startswith("delta_"):
+        return check_range(Quantity(magnitude, canonical[6:], delta=True)), plus_minus  # 5 delta_degC
     return check_range(Quantity(magnitude, canonical, delta=plus_minus)), plus_minus
 
 

@@ -14,6 +14,7 @@ from labctl.errors import LabctlError, UnitError
 from labctl.plan.loaded import LoadedPlan, located
 from labctl.plan.model import Expr
 from labctl.plan.source import suggest
+from labctl.plan.temperatures import off_scale
 from labctl.units import parse_quantity
 
 
@@ -45,6 +46,10 @@ class StationChecks:
                 try:
                     v = loaded.render(str(v), (*base, f), env) if isinstance(v, Expr) else v
                     q = parse_quantity(v, dim, what=f)
+                    off = off_scale(q, "degC", f"{lock.signal} is read in") if q.dimension == "temperature" else None
+                    if off is not None:  # the safety monitor reads temperatures in degC
+                        self.err((*base, f), f"{f}: {off[0]}", off[1], cls=UnitError)
+                        continue
                     bounds[f] = q
                 except UnitError as err:
                     msg = err.message

@@ -29,6 +29,7 @@ from typing import Any
 
 from labctl.errors import ExpressionError, UnitError
 from labctl.plan.bounds import MAX_DIGITS, MAX_EXPR_DEPTH, MAX_EXPR_TOKENS
+from labctl.plan.temperatures import mixed_scales
 from labctl.units import DIMENSIONS, Quantity, check_range, display_symbol, parse_quantity
 
 _TOKEN = re.compile(
@@ -254,7 +255,8 @@ def from_pint(value: Any) -> Any:
     if value.dimensionless:
         return float(value.to("dimensionless").magnitude)
     unit = _unit_text(value.units)
-    q = Quantity(float(value.magnitude), unit)
+    delta = unit.startswith("delta_")  # 10 delta_degC + 5 delta_degC: a difference
+    q = Quantity(float(value.magnitude), unit.removeprefix("delta_"), delta)
     check_range(q)
     return q
 
@@ -380,6 +382,9 @@ def _same_kind(op: str, left: Any, right: Any, node: Node) -> None:
             and left.pint().dimensionality != right.pint().dimensionality:
         raise ExpressionError(f"{what}: {show_value(left)} is {kind_of(left)} and {show_value(right)} is {kind_of(right)}",
                               column=node.offset, hint="both sides of a comparison need the same kind of unit")
+    mixed = mixed_scales(left, right, op) if verb == "compare" else None
+    if mixed is not None:  # 10 K > 5 degC: false as temperatures, true as differences
+        raise ExpressionError(f"{what}: {mixed[0]}", column=node.offset, hint=mixed[1])
 
 
 def kind_of(value: Any) -> str:
@@ -416,6 +421,8 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
                               hint="text is compared with == or != only, and joined with +")
     if op in ("+", "-"):
         left, right = _temperature_offsets(op, left, right)
+    elif op in _COMPARISONS and (_is_difference(left) or _is_difference(right)):
+        left, right = _as_difference(left), _as_difference(right)  # 10 delta_degC > 5 degC
     if isinstance(left, Quantity) or isinstance(right, Quantity):
         try:
             result = ops[op](_to_pint(left), _to_pint(right))
@@ -428,7 +435,7 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
                 hint="both sides of + - and comparisons need the same dimension; "
                 "write temperature differences as e.g. 5 delta_degC",
             ) from None
-        if op in ("==", "!=", "<", "<=", ">", ">="):
+        if op in _COMPARISONS:
             return bool(result)
         try:
             value = from_pint(result)
@@ -444,6 +451,13 @@ def _binary(op: str, left: Any, right: Any, offset: int) -> Any:
     except TypeError:
         raise ExpressionError(f"cannot compute {show_value(left)} {op} {show_value(right)}", column=offset,
                               hint="arithmetic takes numbers and quantities") from None
+
+
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def _is_difference(v: Any) -> bool:
+    return isinstance(v, Quantity) and v.delta and v.dimension == "temperature"
 
 
 def _is_scale_temperature(v: Any) -> bool:

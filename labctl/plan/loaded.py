@@ -34,6 +34,7 @@ from labctl.plan.expr import (
 from labctl.plan.limits import ResolvedLimit, resolve
 from labctl.plan.model import Expr, Limit, Plan, Step, plain_key
 from labctl.plan.source import Pos, SourceMap, pydantic_errors, suggest
+from labctl.plan.temperatures import off_scale
 from labctl.units import DIMENSIONS, Quantity, describe_dimension, parse_duration, parse_quantity
 
 
@@ -545,13 +546,17 @@ def _check_limit_units(limit: Limit, m: Any, name: str, pos_of: Any) -> list[Lab
     for f in numeric_fields + (["equals"] if limit.equals is not None else []):
         v = getattr(limit, f)
         try:
-            parse_quantity(v, dim, what=f"{f}", unit_hint=m.unit)
+            q = parse_quantity(v, dim, what=f"{f}", unit_hint=m.unit)
         except UnitError as err:
             msg = err.message
             if "expected" in msg:
                 msg = msg.replace("expected", f"but {name} is measured as", 1)
                 msg = msg.split(" (e.g.")[0] + f" ({m.unit or DIMENSIONS[dim]})" if m.unit or DIMENSIONS.get(dim) else msg
             errors.append(located(pos_of(f), msg, err.hint, UnitError))
+            continue
+        off = None if m.delta or not m.unit else off_scale(q, m.unit, f"{name} is measured in")
+        if off is not None:  # max: 378 K on a degC reading: a temperature or a rise?
+            errors.append(located(pos_of(f), f"{f}: {off[0]}", off[1], UnitError))
     for f in ("tol", "marginal"):
         v = getattr(limit, f)
         if v is None or (isinstance(v, Quantity) and (v.is_ratio or not v.unit)):
