@@ -382,9 +382,59 @@ def _same_kind(op: str, left: Any, right: Any, node: Node) -> None:
             and left.pint().dimensionality != right.pint().dimensionality:
         raise ExpressionError(f"{what}: {show_value(left)} is {kind_of(left)} and {show_value(right)} is {kind_of(right)}",
                               column=node.offset, hint="both sides of a comparison need the same kind of unit")
+    if op in ("==", "!=") and isinstance(left, str) != isinstance(right, str):
+        _text_against_value(op, left, right, node)
     mixed = mixed_scales(left, right, op) if verb == "compare" else None
     if mixed is not None:  # 10 K > 5 degC: false as temperatures, true as differences
         raise ExpressionError(f"{what}: {mixed[0]}", column=node.offset, hint=mixed[1])
+
+
+def _text_against_value(op: str, left: Any, right: Any, node: Node) -> None:
+    """``lanes == '4'``: quoted text never equals a number, a quantity or true/false (it was
+    compared as text, silently false for 4.0, 4 V or true); say which quotes to remove or add."""
+    i = 0 if isinstance(left, str) else 1
+    text, value, text_side, value_side = (left, right, *node.args) if i == 0 else (right, left, *node.args[::-1])
+    what = f"cannot compare {show_value(left)} {op} {show_value(right)}: {show_value(text)} is text and " \
+           f"{show_value(value)} is {kind_of(value)}"
+    if text_side.op == "str":  # a quoted literal: the quotes are the mistake
+        unquoted = text.strip()
+        hint = (f"remove the quotes to compare {_plural(value)}: {_written(value_side, '…')} {op} {unquoted}"
+                if _parses_as(unquoted, value) else f"{_written(value_side)} is {kind_of(value)}: compare it "
+                f"with {kind_of(value)}, e.g. {_written(value_side)} {op} {show_value(value)}")
+        raise ExpressionError(what, column=text_side.offset, hint=hint)
+    hint = (f"{_written(text_side)} is text: compare it with quoted text, e.g. "
+            f"{_written(text_side)} {op} '{show_value(value)}'")
+    if value_side.op == "name":
+        hint = (f"{_written(text_side)} is text and {_written(value_side)} is {kind_of(value)}: "
+                "they are never equal; compare each with a value of its own kind")
+    raise ExpressionError(what, column=value_side.offset if value_side.op in ("num", "bool", "neg") else node.offset,
+                          hint=hint)
+
+
+def _written(side: Node, other: str = "the value") -> str:
+    """A side of a comparison as the plan wrote it, when it is a name (else ``other``)."""
+    return side.args[0] if side.op == "name" else other
+
+
+def _plural(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false values"
+    return "numbers" if kind_of(value) == "a number" else "quantities"
+
+
+def _parses_as(text: str, value: Any) -> bool:
+    """Whether the quoted text, unquoted, is a value of the same kind as ``value``."""
+    if isinstance(value, bool):
+        return text in ("true", "false")
+    try:
+        other = evaluate_text(text, {})
+    except ExpressionError:
+        return False
+    if isinstance(other, bool) or isinstance(other, str):
+        return False
+    if isinstance(value, Quantity) and _has_unit(value):
+        return isinstance(other, Quantity) and other.pint().dimensionality == value.pint().dimensionality
+    return _bare_number(other)
 
 
 def kind_of(value: Any) -> str:

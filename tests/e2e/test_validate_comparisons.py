@@ -92,3 +92,27 @@ def test_a_kelvin_interlock_bound_on_a_temperature_is_an_error(labctl, tmp_path)
     assert res.returncode == 4
     assert f"{plan}:11:12: max: 378 K is in K, but dut.die_temp is read in degC" in res.stderr
     assert "the temperature 378 K is 104.85 degC" in res.stderr
+
+
+def test_a_quoted_number_compared_with_a_number_parameter_is_an_error_at_the_quotes(labctl, tmp_path):
+    plan = _plan(tmp_path, _wait("lanes == '4'"))
+    res = labctl("validate", str(plan))
+    assert res.returncode == 4, res.stdout
+    err = res.stderr.splitlines()
+    assert err[0] == f"{plan}:12:20: cannot compare 4 == '4': '4' is text and 4 is a number"
+    assert err[1] == "  hint: remove the quotes to compare numbers: lanes == 4"
+
+
+def test_text_against_a_number_true_or_a_quantity_is_an_error_every_way_round(labctl, tmp_path):
+    header = HEADER.replace("  mode: fast\n", "  mode: fast\n  quick: false\n  vin: 5 V\n")
+    plan = _plan(tmp_path, _wait("mode == 3", "a") + _wait("quick != 'true'", "b")
+                 + _wait("vin == '5 V'", "c") + _wait("mode == 'fast'", "d"), header)
+    res = labctl("validate", str(plan))
+    assert res.returncode == 4
+    err = res.stderr.splitlines()
+    assert err[0] == f"{plan}:14:19: cannot compare 'fast' == 3: 'fast' is text and 3 is a number"
+    assert err[1] == "  hint: mode is text: compare it with quoted text, e.g. mode == '3'"
+    assert err[2] == f"{plan}:18:20: cannot compare false != 'true': 'true' is text and false is true/false"
+    assert err[3] == "  hint: remove the quotes to compare true/false values: quick != true"
+    assert err[4] == f"{plan}:22:18: cannot compare 5 V == '5 V': '5 V' is text and 5 V is a voltage"
+    assert err[-1] == "3 problems in 1 file"  # text with text compares
