@@ -22,7 +22,6 @@ from labctl.errors import (
     LabctlError,
     PlanError,
     UnitError,
-    UsageError,
     ValidationErrors,
 )
 from labctl.gcpause import gc_paused
@@ -33,6 +32,7 @@ from labctl.plan.expr import Template, names, parse
 from labctl.plan.includes import expand_includes
 from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, RequiredAt, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
+from labctl.plan.overrides import Overrides, parse_overrides
 from labctl.plan.partialargs import measurable_args
 from labctl.plan.source import Pos, SourceMap, drop_followups, load_yaml, pydantic_errors, suggest
 from labctl.resources import resolve_data_path
@@ -47,17 +47,6 @@ def load_plan(
     if errors or loaded is None:
         raise ValidationErrors(errors or [PlanError("plan could not be loaded", file=str(path))])
     return loaded
-
-
-def parse_overrides(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
-    """``["vin=11.4 V", "quick=true"]`` -> dict; a pair without ``=`` is a usage error."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise UsageError(f"--set {pair!r}: expected NAME=VALUE", hint="e.g. --set vin=11.4V")
-        k, v = pair.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
 
 
 def check_plan(
@@ -165,9 +154,6 @@ def check_plan_data(
     return (loaded if not errors else None), _dedupe(errors)
 
 
-_REFUSED = object()  # a --set value already reported
-
-
 def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
     seen: set[tuple[Any, ...]] = set()
     out = []
@@ -180,7 +166,7 @@ def _dedupe(errors: list[LabctlError]) -> list[LabctlError]:
     return out
 
 
-class _Context(StationChecks):
+class _Context(StationChecks, Overrides):
     def __init__(self, display: str, smap: SourceMap, errors: list[LabctlError]) -> None:
         self.display = display
         self.smap = smap
@@ -301,44 +287,7 @@ class _Context(StationChecks):
             vpath = ("parameters", name, "default") if isinstance(raw.get(name), dict) else ("parameters", name)
             default_path[name] = vpath
             values[name] = self.convert(decl.default, vpath)
-        for name, text in overrides.items():
-            if name not in decls:
-                close = suggest(name, decls)
-                self.errors.append(UsageError(
-                    f"--set {name}={text}: the plan has no parameter {name!r}"
-                    + (f"; did you mean {close!r}?" if close else ""),
-                    file=self.display,
-                    hint="parameters: " + (", ".join(decls) or "none"),
-                ))
-                continue
-            parsed = self._override_value(name, text)
-            if parsed is _REFUSED:
-                continue
-            if isinstance(parsed, str) and "${" in parsed:
-                new: Any = Template(parsed)
-            elif isinstance(parsed, str) and looks_like_quantity(parsed):
-                try:
-                    new = parse_quantity(parsed)
-                    new = new.magnitude if not new.unit else new
-                except UnitError as err:
-                    self.errors.append(UsageError(f"--set {name}={text}: {err.message}", hint=err.hint))
-                    continue
-            else:
-                new = parsed
-            old = values.get(name)
-            if isinstance(new, int | float) and not isinstance(new, bool) and isinstance(old, Quantity) \
-                    and old.unit and old.dimension == "ratio":
-                new = Quantity(float(new), "")  # a bare number is a plain ratio (0.1 = 10 %), as in a plan
-            if isinstance(old, Quantity) and old.unit and not (isinstance(new, Quantity) and new.compatible(old.dimension)):
-                shown = new if isinstance(new, Quantity) else repr(new)
-                self.errors.append(UsageError(
-                    f"--set {name}={text}: {shown} does not fit {name} (default {old}, "
-                    f"a {old.dimension.replace('_', ' ')})",
-                    hint=f"give it in a unit of {old.dimension.replace('_', ' ')}, e.g. --set {name}='{old}'",
-                ))
-                continue
-            values[name] = new
-            default_path[name] = None  # an override has no position in the file
+        self.apply_overrides(overrides, values, default_path)
         # choices
         for name, decl in decls.items():
             if decl.choices is not None and not isinstance(values.get(name), Template):
@@ -351,28 +300,11 @@ class _Context(StationChecks):
                     if close:
                         msg += f"; did you mean {close!r}?"
                     if where is None:
-                        self.errors.append(UsageError(f"--set {name}={overrides.get(name)}: {msg}",
-                                                      file=self.display))
+                        self.set_error(f"--set {name}={overrides.get(name)}", name, msg,
+                                       "write one of " + ", ".join(f"--set {name}={c}" for c in choices))
                     else:
                         self.err(where, msg, "make the default one of the choices, or add it to choices:")
         return self._resolve_templates(values, default_path)
-
-    def _override_value(self, name: str, text: str) -> Any:
-        """A ``--set`` value read by the plan's own YAML rules and limits (only true/false
-        are booleans; no tags, aliases loops or 5000-digit numbers); text if it is no YAML."""
-        if not text:
-            return ""
-        shown = text if len(text) <= 40 else text[:39] + "…"
-        try:
-            parsed, _, bad = load_yaml("--set", text=text, display=f"--set {name}", error_cls=UsageError)
-        except LabctlError as err:
-            if err.message.startswith("bad YAML"):
-                return text  # e.g. "a: b: c": taken as the text it is
-            bad = [err]
-        if bad:
-            self.errors.append(UsageError(f"--set {name}={shown}: {bad[0].message}", hint=bad[0].hint))
-            return _REFUSED
-        return parsed
 
     def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
         done: dict[str, Any] = {}
