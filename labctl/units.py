@@ -472,6 +472,9 @@ _PLAIN_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|min|h)\s*\Z")
 _SECONDS_PER = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
 
+_DURATION_HINT = "write a duration, e.g. 90 s, 5 min or 2 h (a bare number is seconds)"
+
+
 def parse_duration(value: Any, *, what: str = "duration") -> float:
     """``"5 min"`` -> 300.0, ``"90 s"`` -> 90.0, ``"2 ms"`` -> 0.002; a bare number is seconds."""
     if isinstance(value, str):
@@ -479,10 +482,15 @@ def parse_duration(value: Any, *, what: str = "duration") -> float:
         seconds = float(plain.group(1)) * _SECONDS_PER[plain.group(2)] if plain else None
         if seconds is not None and seconds <= SENSIBLE_MAX["time"]:
             return seconds  # (beyond a bench's range: the full path below says so)
-    q = parse_quantity(value, "time", what=what, default_unit="s")
+    try:
+        q = parse_quantity(value, "time", what=what, default_unit="s")
+    except UnitError as err:  # 'forever' is not a quantity: say which field, and what to write
+        generic = not err.hint or err.hint.startswith("write a number and a unit")
+        message = err.message if err.message.startswith(f"{what}:") else f"{what}: {err.message}"
+        raise UnitError(message, hint=_DURATION_HINT if generic else err.hint) from None
     seconds = q.to("s")
     if seconds < 0 or math.isnan(seconds):
-        raise UnitError(f"{what}: a duration must not be negative ({value})")
+        raise UnitError(f"{what}: a duration must not be negative ({value})", hint=_DURATION_HINT)
     return seconds
 
 

@@ -8,12 +8,15 @@ attached by the engine's check library (``@implementation("power.rails")``); unt
 
 from __future__ import annotations
 
+import difflib
+import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from labctl.checks.registry import CheckArgs, Measure, register_check
+from labctl.checks.registry import CheckArgs, Measure, argument_error, register_check
+from labctl.errors import LabctlError
 from labctl.plan.types import (
     Current,
     DataRate,
@@ -29,36 +32,63 @@ from labctl.plan.types import (
 
 ROOM_TEMPERATURE_C = 25.0  # estimates assume a chamber starts from room temperature
 
-Lanes = Annotated[list[int] | Literal["all"], AfterValidator(lambda v: _check_lanes(v))]
+Lanes = Annotated[list[int] | Literal["all"], BeforeValidator(lambda v: _check_lanes(v))]
 SignalName = str  # a named channel of the fixture (VDD_CORE, TC_LID …)
 
 _LANES_DOC = "lane numbers (a list) or 'all' (every lane the DUT reports)"
+
+
+_LANES_HINT = "write lanes: all, or lane numbers from 0 as a list, e.g. lanes: [0, 1, 2, 3]"
+_REGEX_HINT = "write a Python regular expression; in YAML, quote it with single quotes: '...'"
 
 
 def _no_duplicates(values: list[str], what: str) -> list[str]:
     seen: set[str] = set()
     for v in values:
         if v in seen:
-            raise ValueError(f"{what} {v!r} is listed twice")
+            raise argument_error(f"{what} {v!r} is listed twice", f"list each {what} once: remove one {v}")
         seen.add(v)
     return values
 
 
 def _check_lanes(value: Any) -> Any:
-    if isinstance(value, list):
-        if any(lane < 0 for lane in value):
-            raise ValueError("lane numbers start at 0")
-        if len(set(value)) != len(value):
-            raise ValueError("a lane is listed twice")
+    """``all`` or a list of distinct lane numbers from 0 (one error per mistake, not one for
+    each form of the union)."""
+    if isinstance(value, str):
+        if value != "all":
+            close = difflib.get_close_matches(value.strip().lower(), ["all"], n=1, cutoff=0.6)
+            raise argument_error(f"lanes: expected all or a list of lane numbers, got {value!r}"
+                                 + ("; did you mean 'all'?" if close else ""), _LANES_HINT)
+        return value
+    if not isinstance(value, list):
+        raise argument_error(f"lanes: expected all or a list of lane numbers, got {value!r}", _LANES_HINT)
+    for lane in value:
+        if isinstance(lane, bool) or not isinstance(lane, int):
+            raise argument_error(f"lanes: {lane!r} is not a lane number", _LANES_HINT)
+        if lane < 0:
+            raise argument_error(f"lanes: lane numbers start at 0, got {lane}", _LANES_HINT)
+    twice = next((lane for i, lane in enumerate(value) if lane in value[:i]), None)
+    if twice is not None:
+        raise argument_error(f"lanes: lane {twice} is listed twice", f"list each lane once: remove one {twice}")
     return value
 
 
-def _unit_dimension(unit: str | None) -> str | None:
+def _unit_dimension(unit: str | None, field: str = "unit") -> str | None:
     if not unit:
         return None
     from labctl.units import parse_quantity
 
-    return parse_quantity(f"1 {unit}").dimension
+    try:
+        return parse_quantity(f"1 {unit}").dimension
+    except LabctlError as err:
+        raise argument_error(f"{field}: {unit!r} is not a unit", err.hint or "e.g. V, mA, degC, W") from None
+
+
+def _regex(pattern: str, field: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as err:
+        raise argument_error(f"{field} is not a valid regex: {err}", _REGEX_HINT) from None
 
 
 # ------------------------------------------------------------------------------------------
@@ -157,9 +187,12 @@ class PowerSequencingArgs(CheckArgs):
     @model_validator(mode="after")
     def _window(self) -> PowerSequencingArgs:
         if self.gap_min > self.gap_max:
-            raise ValueError(f"gap_min ({self.gap_min:g} s) is larger than gap_max ({self.gap_max:g} s)")
+            raise argument_error(f"gap_min ({self.gap_min:g} s) is larger than gap_max ({self.gap_max:g} s)",
+                                 f"make gap_min at most gap_max, e.g. gap_min: {self.gap_max:g} s, "
+                                 f"or gap_max: {self.gap_min:g} s")
         if not 0 < self.threshold <= 1:
-            raise ValueError("threshold must be between 0 and 100 %")
+            raise argument_error(f"threshold must be between 0 and 100 %, got {self.threshold * 100:.4g} %",
+                                 "give the fraction of its final voltage at which a rail is up, e.g. threshold: 90 %")
         return self
 
     def measurements(self) -> dict[str, Measure]:
@@ -225,8 +258,9 @@ class PerfPerWattArgs(CheckArgs):
     @field_validator("throughput_unit")
     @classmethod
     def _unit(cls, v: str) -> str:
-        if _unit_dimension(v) != "throughput":
-            raise ValueError(f"throughput_unit {v!r} is not a throughput unit (e.g. TOPS, GOPS)")
+        if _unit_dimension(v, "throughput_unit") != "throughput":
+            raise argument_error(f"throughput_unit {v!r} is not a throughput unit",
+                                 "write the unit of the DUT's counter, e.g. throughput_unit: TOPS (or GOPS)")
         return v
 
     def estimate_seconds(self) -> float:
@@ -260,9 +294,12 @@ class ThermalSoakArgs(CheckArgs):
     @model_validator(mode="after")
     def _sane(self) -> ThermalSoakArgs:
         if self.ramp_rate.magnitude <= 0:
-            raise ValueError("ramp_rate must be positive")
+            raise argument_error(f"ramp_rate must be positive, got {self.ramp_rate}",
+                                 "give the chamber's ramp rate, e.g. ramp_rate: 5 degC/min")
         if self.hold > self.timeout:
-            raise ValueError(f"hold ({self.hold:g} s) is longer than timeout ({self.timeout:g} s)")
+            raise argument_error(f"hold ({self.hold:g} s) is longer than timeout ({self.timeout:g} s)",
+                                 "give a timeout longer than the ramp and the hold, e.g. timeout: "
+                                 f"{math.ceil(self.estimate_seconds() * 1.5 / 60)} min, or a shorter hold")
         return self
 
     def estimate_seconds(self) -> float:
@@ -399,14 +436,18 @@ class LinkBerArgs(CheckArgs):
     @model_validator(mode="after")
     def _sane(self) -> LinkBerArgs:
         if not 0 < self.target_ber < 1:
-            raise ValueError(f"target_ber must be between 0 and 1, got {self.target_ber:g}")
+            raise argument_error(f"target_ber must be between 0 and 1, got {self.target_ber:g}",
+                                 "give the bit-error ratio to demonstrate, e.g. target_ber: 1e-12")
         if not 0 < self.confidence < 1:
-            raise ValueError("confidence must be between 0 and 100 % (exclusive)")
+            raise argument_error(f"confidence must be between 0 and 100 % (exclusive), got {self.confidence * 100:.4g} %",
+                                 "give the confidence level, e.g. confidence: 95 %")
         if self.max_duration is not None and self.estimate_seconds() > self.max_duration:
-            raise ValueError(
+            raise argument_error(
                 f"proving BER < {self.target_ber:g} at {self.confidence:.0%} confidence takes "
                 f"{self.estimate_seconds():.0f} s at {self.line_rate}, more than max_duration "
-                f"({self.max_duration:g} s)"
+                f"({self.max_duration:g} s)",
+                f"raise max_duration to at least {math.ceil(self.estimate_seconds())} s, or relax "
+                "target_ber or confidence",
             )
         return self
 
@@ -478,7 +519,7 @@ class MeasureArgs(CheckArgs):
     @field_validator("unit")
     @classmethod
     def _unit(cls, v: str | None) -> str | None:
-        _unit_dimension(v)  # raises UnitError (a ValueError) for an unknown unit
+        _unit_dimension(v)  # refuses an unknown unit, with a hint
         return v
 
     def measurements(self) -> dict[str, Measure]:
@@ -513,13 +554,12 @@ class ScpiArgs(CheckArgs):
     def _consistent(self) -> ScpiArgs:
         if self.parse == "regex":
             if not self.pattern:
-                raise ValueError("parse: regex needs a pattern")
-            try:
-                re.compile(self.pattern)
-            except re.error as err:
-                raise ValueError(f"pattern is not a valid regex: {err}") from None
+                raise argument_error("parse: regex needs a pattern",
+                                     "add a pattern with one group, e.g. pattern: 'V=(\\S+)'")
+            _regex(self.pattern, "pattern")
         if not self.write and not self.query:
-            raise ValueError("give write commands, a query, or both")
+            raise argument_error("give write commands, a query, or both",
+                                 "e.g. query: 'MEAS:VOLT?', or write: ['OUTP ON']")
         _unit_dimension(self.unit)
         return self
 
@@ -544,18 +584,13 @@ class ConsoleArgs(CheckArgs):
 
     @model_validator(mode="after")
     def _groups(self) -> ConsoleArgs:
-        try:
-            rx = re.compile(self.expect)
-        except re.error as err:
-            raise ValueError(f"expect is not a valid regex: {err}") from None
+        rx = _regex(self.expect, "expect")
         for name, unit in self.extract.items():
             if name not in rx.groupindex:
                 groups = ", ".join(rx.groupindex) or "none"
-                raise ValueError(
-                    f"extract {name!r} is not a named group of expect (groups: {groups}); "
-                    f"write (?P<{name}>...) in the regex"
-                )
-            _unit_dimension(unit)
+                raise argument_error(f"extract {name!r} is not a named group of expect (groups: {groups})",
+                                     f"name the group in expect: (?P<{name}>...)")
+            _unit_dimension(unit, f"extract {name}")
         return self
 
     def measurements(self) -> dict[str, Measure]:
@@ -582,9 +617,11 @@ class PromptArgs(CheckArgs):
     @model_validator(mode="after")
     def _choices(self) -> PromptArgs:
         if self.kind == "choice" and len(self.choices) < 2:
-            raise ValueError("kind: choice needs at least two choices")
+            raise argument_error("kind: choice needs at least two choices",
+                                 "list the answers, e.g. choices: [pass, fail]")
         if self.kind != "choice" and self.choices:
-            raise ValueError("choices only apply to kind: choice")
+            raise argument_error("choices only apply to kind: choice",
+                                 "add kind: choice, or remove choices:")
         return self
 
 
@@ -615,7 +652,8 @@ class SetArgs(CheckArgs):
     @classmethod
     def _target(cls, v: str) -> str:
         if not _TARGET.match(v):
-            raise ValueError(f"target {v!r} must look like role.property, e.g. psu.ch1.voltage")
+            raise argument_error(f"target {v!r} is not role.property",
+                                 "write role.property or role.channel.property, e.g. target: psu.ch1.voltage")
         return v
 
     def roles(self) -> list[str]:

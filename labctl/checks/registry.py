@@ -30,6 +30,17 @@ from pydantic import BaseModel, ConfigDict
 ENTRY_POINT_GROUP = "labctl.checks"
 
 
+def argument_error(message: str, hint: str) -> Exception:
+    """A refusal of a check's arguments with what to write, for a validator to raise::
+
+        raise argument_error("ramp_rate must be positive", "e.g. ramp_rate: 5 degC/min")
+
+    ``labctl validate`` prints it at the argument's ``file:line:col`` with ``hint: …``."""
+    from pydantic_core import PydanticCustomError
+
+    return PydanticCustomError("labctl", "{message}", {"message": message, "hint": hint})
+
+
 @dataclass(frozen=True)
 class Measure:
     """One measurement a check records: its dimension (for limit checks) and display unit.
