@@ -239,6 +239,7 @@ def _splice(
                 res.errors.append(err)
                 continue
             res.errors.extend(lib_errors)
+            res.errors.extend(empty_steps(lib_data, lib_map, "the step library"))
             lib: Any = None  # not a step library: said at each include line below
             if isinstance(lib_data, dict) and isinstance(lib_data.get("steps"), list):
                 try:
@@ -268,6 +269,20 @@ def _splice(
             res.lib_requires.append((role, functools.partial(lib_map.value, ("requires", k))))
         _splice(lib_data["steps"], lib_map, ("steps",), res, dst_prefix, out, target, shown,
                 [*stack, target], lib_params, lib_param_pos, id_prefix + prefix)
+
+
+STEP_EXAMPLE = "- {id: settle, check: wait, args: {duration: 1 s}}"
+
+
+def empty_steps(data: Any, smap: SourceMap, what: str) -> list[LabctlError]:
+    """``steps: []`` written as such in a plan or a step library (``what``): a refusal at
+    the ``[]``, not a plan that passes and checks nothing."""
+    if not isinstance(data, dict) or data.get("steps") != []:
+        return []
+    return [_at(smap.value(("steps",)), f"steps: is an empty list: {what} has no steps there",
+                    f"add at least one step, e.g. {STEP_EXAMPLE}"
+                    + ("; a plan with only setup: and teardown: leaves steps: out" if what == "the plan" else
+                       "; or remove the include lines of this library"))]
 
 
 def _checked_prefix(prefix: str, src: SourceMap, here: tuple[Any, ...], res: IncludeResult) -> str:

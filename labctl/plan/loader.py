@@ -29,7 +29,7 @@ from labctl.plan.bounds import ENV_MAX_EXPANDED_STEPS, InputLimits, raise_hint
 from labctl.plan.corneruse import once_step_errors, swept_parameters
 from labctl.plan.crosschecks import StationChecks
 from labctl.plan.expr import Template, names, parse
-from labctl.plan.includes import expand_includes
+from labctl.plan.includes import STEP_EXAMPLE, empty_steps, expand_includes
 from labctl.plan.loaded import BrokenInput, Corner, LoadedPlan, RequiredAt, corners_product, located
 from labctl.plan.model import KEYWORDS, NAME_PATTERN, Parameter, Plan, Step
 from labctl.plan.overrides import Overrides, parse_overrides
@@ -118,6 +118,7 @@ def check_plan_data(
     overrides: dict[str, str] | None = None,
     fixture: Any = None,
 ) -> tuple[LoadedPlan | None, list[LabctlError]]:
+    errors.extend(empty_steps(data, smap, "the plan"))
     inc = expand_includes(data, smap, real, display)
     errors.extend(inc.errors)
     if inc.stopped:  # an include bomb: what was spliced so far is not worth checking
@@ -147,6 +148,9 @@ def check_plan_data(
     loaded = LoadedPlan(plan, display, smap, params, corners, sha.hexdigest(),
                         [str(f) for f in inc.files if f.is_file()], requires_pos, index_map=index,
                         derived=ctx.derived)
+    if not plan.all_steps() and not errors:  # no steps: key, nothing in setup: or teardown: either
+        errors.append(located(smap.key(("name",)), "the plan has no steps: nothing to run",
+                              f"add steps: with at least one step, e.g. {STEP_EXAMPLE}"))
     ctx.check_steps(loaded)
     ctx.check_safety(loaded)
     if fixture is not None:

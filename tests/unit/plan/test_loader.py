@@ -398,7 +398,8 @@ def test_summary_says_when_the_duration_is_unknown(tmp_path):
 
 
 def test_parameter_names_must_be_usable_in_expressions(tmp_path):
-    plan = write(tmp_path, "p.yaml", "name: p\nparameters:\n  not: 1\n  v-in: 5 V\nsteps: []\n")
+    plan = write(tmp_path, "p.yaml", "name: p\nparameters:\n  not: 1\n  v-in: 5 V\n"
+                   "steps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n")
     _, errors = check_plan(plan)
     messages = [e.message for e in errors]
     assert messages == ["parameter name 'not' is a word of the expression language",
