@@ -457,7 +457,9 @@ def parse_tolerance(value: Any, dimension: str | None = None, *, what: str = "to
     (relative). Absolute tolerances must have ``dimension``; temperatures become deltas."""
     q = parse_quantity(value, what=what)
     if q.magnitude < 0:
-        raise UnitError(f"{what}: a tolerance must not be negative ({value})")
+        raise UnitError(f"{what}: a tolerance must not be negative ({value})",
+                        hint=f"a tolerance is a width on either side of the value: write {what}: ±{abs(q.magnitude):g}"
+                        + (f" {display_symbol(q.unit)}" if q.unit else ""))
     q = Quantity(q.magnitude, q.unit, delta=True)
     if q.unit == "" or q.is_ratio:
         return q
@@ -473,6 +475,24 @@ _SECONDS_PER = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
 
 _DURATION_HINT = "write a duration, e.g. 90 s, 5 min or 2 h (a bare number is seconds)"
+_GENERIC_HINT = "write a number and a unit"
+
+
+def named_error(err: UnitError, what: str, hint: str) -> UnitError:
+    """``err`` with the field it is about (``hold: 'forever' is not a quantity``) and, where
+    its hint is the generic one, ``hint``: what to write in that field."""
+    message = err.message if what == "value" or err.message.startswith(f"{what}:") else f"{what}: {err.message}"
+    generic = not err.hint or err.hint.startswith(_GENERIC_HINT)
+    return UnitError(message, hint=hint if generic else err.hint)
+
+
+def quantity_hint(dimension: str | None) -> str:
+    """What to write where a quantity of ``dimension`` is wanted."""
+    if dimension is None:
+        return _GENERIC_HINT + ", e.g. 0.75 V, 3 %, 5 min, 105 degC"
+    if dimension == "time":
+        return _DURATION_HINT
+    return f"write {describe_dimension(dimension)}"
 
 
 def parse_duration(value: Any, *, what: str = "duration") -> float:
@@ -485,9 +505,7 @@ def parse_duration(value: Any, *, what: str = "duration") -> float:
     try:
         q = parse_quantity(value, "time", what=what, default_unit="s")
     except UnitError as err:  # 'forever' is not a quantity: say which field, and what to write
-        generic = not err.hint or err.hint.startswith("write a number and a unit")
-        message = err.message if err.message.startswith(f"{what}:") else f"{what}: {err.message}"
-        raise UnitError(message, hint=_DURATION_HINT if generic else err.hint) from None
+        raise named_error(err, what, _DURATION_HINT) from None
     seconds = q.to("s")
     if seconds < 0 or math.isnan(seconds):
         raise UnitError(f"{what}: a duration must not be negative ({value})", hint=_DURATION_HINT)

@@ -13,8 +13,16 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, PlainSerializer, ValidationInfo, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from labctl.errors import LabctlError
-from labctl.units import _EXAMPLES, Quantity, parse_duration, parse_quantity, parse_tolerance
+from labctl.errors import LabctlError, UnitError
+from labctl.units import (
+    _EXAMPLES,
+    Quantity,
+    named_error,
+    parse_duration,
+    parse_quantity,
+    parse_tolerance,
+    quantity_hint,
+)
 
 
 def labctl_error(err: LabctlError) -> PydanticCustomError:
@@ -30,6 +38,8 @@ def _quantity_validator(dimension: str | None) -> Any:
     def validate(value: Any, info: ValidationInfo) -> Quantity:
         try:
             return parse_quantity(value, dimension, what=_what(info))
+        except UnitError as err:  # current_limit: 'abc' is not a quantity (hint: a current)
+            raise labctl_error(named_error(err, _what(info), quantity_hint(dimension))) from None
         except LabctlError as err:
             raise labctl_error(err) from None
 
@@ -40,6 +50,8 @@ def _tolerance_validator(dimension: str | None) -> Any:
     def validate(value: Any, info: ValidationInfo) -> Quantity:
         try:
             return parse_tolerance(value, dimension, what=_what(info))
+        except UnitError as err:
+            raise labctl_error(named_error(err, _what(info), quantity_hint(dimension))) from None
         except LabctlError as err:
             raise labctl_error(err) from None
 

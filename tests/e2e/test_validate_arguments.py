@@ -15,7 +15,7 @@ def test_every_argument_error_of_the_built_in_checks_says_what_to_write(labctl):
     assert "Traceback" not in res.stderr
     lines = res.stderr.splitlines()
     problems = [i for i, line in enumerate(lines) if LOCATED.match(line)]
-    assert len(problems) == 26 and lines[-1] == "26 problems in 1 file"
+    assert len(problems) == 28 and lines[-1] == "28 problems in 1 file"
     unhinted = [lines[i] for i in problems if not lines[i + 1].startswith("  hint: ")]
     assert unhinted == []
 
@@ -38,5 +38,8 @@ def test_argument_messages_and_hints_in_the_users_words(labctl):
         "  hint: write a duration, e.g. 90 s, 5 min or 2 h (a bare number is seconds)",
         f"{PLAN}:82:44: confidence must be between 0 and 100 % (exclusive), got 100 %\n"
         "  hint: give the confidence level, e.g. confidence: 95 %",
+        f"{PLAN}:85:37: band: a tolerance must not be negative (-1 degC)\n"
+        "  hint: a tolerance is a width on either side of the value: write band: ±1 degC",
+        f"{PLAN}:88:41: current_limit: 'abc' is not a quantity\n  hint: write a current (e.g. 20 A, 350 mA)",
     ]:
         assert line in err
