@@ -291,7 +291,7 @@ class _Context(StationChecks, Overrides):
             vpath = ("parameters", name, "default") if isinstance(raw.get(name), dict) else ("parameters", name)
             default_path[name] = vpath
             values[name] = self.convert(decl.default, vpath)
-        self.apply_overrides(overrides, values, default_path)
+        computed = self.apply_overrides(overrides, values, default_path)
         # choices
         for name, decl in decls.items():
             if decl.choices is not None and not isinstance(values.get(name), Template):
@@ -308,7 +308,9 @@ class _Context(StationChecks, Overrides):
                                        "write one of " + ", ".join(f"--set {name}={c}" for c in choices))
                     else:
                         self.err(where, msg, "make the default one of the choices, or add it to choices:")
-        return self._resolve_templates(values, default_path)
+        resolved = self._resolve_templates(values, default_path)
+        self.check_computed(computed, resolved)
+        return resolved
 
     def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
         done: dict[str, Any] = {}

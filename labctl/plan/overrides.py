@@ -46,9 +46,12 @@ class Overrides:
     pos: Any
 
     def apply_overrides(self, overrides: dict[str, str], values: dict[str, Any],
-                        default_path: dict[str, Any]) -> None:
+                        default_path: dict[str, Any]) -> list[tuple[str, str, Template, str]]:
         """Put each fitting override in ``values`` (its ``default_path`` becomes None: an
-        override has no position in the file); report each one that does not fit."""
+        override has no position in the file); report each one that does not fit. Returns the
+        overrides of computed parameters (``vlow: ${vin * 0.9}``), whose kind is known only once
+        the parameters are resolved: give them to :meth:`check_computed` then."""
+        computed = []
         for name, text in overrides.items():
             option = f"--set {name}={_shorter(text)}"
             if name not in values:
@@ -58,12 +61,30 @@ class Overrides:
             if new is REFUSED:
                 continue
             old = values[name]
+            if isinstance(old, Template) and not isinstance(new, Template):
+                computed.append((name, f"--set {name}={_shorter(text)}", old, text))
             new = _fitted(old, new, text)
             if new is REFUSED:
                 self._misfit(option, name, old, _read(text))
                 continue
             values[name] = new
             default_path[name] = None
+        return computed
+
+    def check_computed(self, computed: list[tuple[str, str, Template, str]], resolved: dict[str, Any]) -> None:
+        """An override of a computed parameter must fit what the plan computes for it
+        (``--set vlow=3A`` where ``vlow: ${vin * 0.9}`` is a voltage)."""
+        for name, option, template, text in computed:
+            env = {k: v for k, v in resolved.items() if v is not None and k != name}
+            try:
+                declared = template.render(env)
+            except LabctlError:
+                continue  # it uses a broken or computed-away parameter: nothing to hold it to
+            new = _fitted(declared, resolved.get(name), text)
+            if new is REFUSED:
+                self._misfit(option, name, declared, _read(text))
+            else:
+                resolved[name] = new
 
     def set_error(self, option: str, name: str, message: str, hint: str | None) -> None:
         """An error about ``option``, at the declaration of parameter ``name``."""

@@ -77,3 +77,15 @@ def test_a_set_without_a_name_is_a_usage_error(labctl, plan):
     res = labctl("validate", str(plan), "--set", "=3")
     assert res.returncode == 4
     assert res.stderr.splitlines()[0] == "error: --set '=3': expected NAME=VALUE"
+
+
+def test_a_computed_parameter_takes_only_a_value_of_the_kind_it_computes(labctl, tmp_path):
+    plan = tmp_path / "computed.yaml"
+    plan.write_text("name: c\nrequires: [psu]\nparameters:\n  vin: 5 V\n  vlow: ${vin * 0.9}\n"
+                    "steps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n", encoding="utf-8")
+    res = labctl("validate", str(plan), "--set", "vlow=3A")
+    assert res.returncode == 4
+    assert res.stderr.splitlines()[:2] == [
+        f"{plan}:5:3: --set vlow=3A: 3 A does not fit vlow (default 4.5 V, a voltage)",
+        "  hint: give it in a unit of voltage, e.g. --set vlow='4.5 V'"]
+    assert labctl("validate", str(plan), "--set", "vlow=4 V").returncode == 0
