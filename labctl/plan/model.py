@@ -26,10 +26,10 @@ from pydantic import (
     model_validator,
 )
 
-from labctl.errors import LabctlError, PlanError
+from labctl.errors import LabctlError, PlanError, UnitError
 from labctl.plan.expr import CONDITION_HINT, kind_of, show_value
 from labctl.plan.types import labctl_error
-from labctl.units import Quantity, parse_quantity, parse_tolerance
+from labctl.units import Quantity, named_error, parse_quantity, parse_tolerance, quantity_hint
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]*$"
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -75,16 +75,22 @@ def plain_key(value: Any) -> Any:
     return None
 
 
+_DURATIONS = ("timeout", "stale_after", "poll_interval")
+
+
 def _quantity_or_expr(kind: str) -> Any:
     def validate(value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, Expr):
             return value
         if isinstance(value, str) and "${" in value:
             return Expr(value)
+        what = info.field_name or ("tol" if kind == "tol" else "value")
         try:
             if kind == "tol":
-                return parse_tolerance(value, what=info.field_name or "tol")
-            return parse_quantity(value, what=info.field_name or "value")
+                return parse_tolerance(value, what=what)
+            return parse_quantity(value, what=what)
+        except UnitError as err:  # timeout: 'lots' is not a quantity (hint: a duration)
+            raise labctl_error(named_error(err, what, quantity_hint("time" if what in _DURATIONS else None))) from None
         except LabctlError as err:
             raise labctl_error(err) from None
 

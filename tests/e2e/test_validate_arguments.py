@@ -43,3 +43,14 @@ def test_argument_messages_and_hints_in_the_users_words(labctl):
         f"{PLAN}:88:41: current_limit: 'abc' is not a quantity\n  hint: write a current (e.g. 20 A, 350 mA)",
     ]:
         assert line in err
+
+
+def test_a_step_timeout_that_is_no_duration_names_the_key_and_says_what_to_write(labctl, tmp_path):
+    plan = tmp_path / "p.yaml"
+    plan.write_text("name: p\nrequires: [dut]\nsteps:\n  - id: w\n    check: wait\n"
+                    "    args: {duration: 1 s}\n    timeout: lots\n", encoding="utf-8")
+    res = labctl("validate", str(plan))
+    assert res.returncode == 4
+    assert res.stderr.splitlines()[:2] == [
+        f"{plan}:7:14: timeout: 'lots' is not a quantity",
+        "  hint: write a duration, e.g. 90 s, 5 min or 2 h (a bare number is seconds)"]
