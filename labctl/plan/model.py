@@ -340,7 +340,8 @@ class Plan(_Strict):
     )
     safety: Safety | None = None
     setup: list[Step] = Field(default_factory=list, description="run once, before the steps")
-    steps: list[Step] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list, json_schema_extra={"minItems": 1},
+                              description="the checks; at least one (leave steps: out for a plan of only setup and teardown)")
     teardown: list[Step] = Field(
         default_factory=list, description="always runs: pass, fail, error, abort"
     )

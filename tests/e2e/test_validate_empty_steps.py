@@ -48,3 +48,14 @@ def test_an_empty_step_library_is_refused_in_the_library_once(labctl, tmp_path):
     assert res.returncode == 4
     located = [line for line in res.stderr.splitlines() if line.endswith("has no steps there")]
     assert located == [f"{lib}:2:8: steps: is an empty list: the step library has no steps there"] * 2  # once per file checked
+
+
+def test_the_plan_schema_refuses_an_empty_steps_list_too(labctl):
+    import json
+
+    import jsonschema
+
+    schema = json.loads(labctl("schema", "plan").stdout)
+    validator = jsonschema.Draft202012Validator(schema)
+    assert not validator.is_valid({"name": "p", "steps": []})
+    assert validator.is_valid({"name": "p", "steps": [{"id": "w", "check": "wait", "args": {"duration": "1 s"}}]})
