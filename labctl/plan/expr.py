@@ -255,8 +255,8 @@ def from_pint(value: Any) -> Any:
     if value.dimensionless:
         return float(value.to("dimensionless").magnitude)
     unit = _unit_text(value.units)
-    delta = unit.startswith("delta_")  # 10 delta_degC + 5 delta_degC: a difference
-    q = Quantity(float(value.magnitude), unit.removeprefix("delta_"), delta)
+    delta = unit in ("delta_degC", "delta_degF")  # 10 delta_degC + 5 delta_degC: a difference
+    q = Quantity(float(value.magnitude), unit.removeprefix("delta_") if delta else unit, delta)
     check_range(q)
     return q
 

@@ -135,3 +135,10 @@ def test_mixed_kinds_are_said_in_our_words_with_a_hint(text, message, column, hi
     assert e.value.hint and (hint is None or e.value.hint == hint)
     assert "PlainQuantity" not in e.value.message and "class" not in e.value.message
 
+
+
+def test_a_temperature_difference_stays_a_difference_and_a_rate_stays_a_rate():
+    total = evaluate_text("10 delta_degC + 5 delta_degC", {})
+    assert (total.magnitude, total.delta) == (15.0, True)
+    assert evaluate_text("10 delta_degC + 5 delta_degC > 12 K", {}) is True
+    assert str(evaluate_text("1.5 degC/min * 2", {})) == "3 degC/min"
