@@ -57,12 +57,12 @@ class Overrides:
             if name not in values:
                 self._unknown(option, name, text, values)
                 continue
-            new = self._override_value(option, text)
+            new = self._override_value(option, name, text)
             if new is REFUSED:
                 continue
             old = values[name]
             if isinstance(old, Template) and not isinstance(new, Template):
-                computed.append((name, f"--set {name}={_shorter(text)}", old, text))
+                computed.append((name, option, old, text))
             new = _fitted(old, new, text)
             if new is REFUSED:
                 self._misfit(option, name, old, _read(text))
@@ -117,12 +117,11 @@ class Overrides:
             hint = f"write a number without a unit, e.g. --set {name}={show_value(old)}"
         self.set_error(option, name, msg, hint)
 
-    def _override_value(self, option: str, text: str) -> Any:
+    def _override_value(self, option: str, name: str, text: str) -> Any:
         """A ``--set`` value read by the plan's own YAML rules and limits (only true/false
         are booleans; no tags, aliases loops or 5000-digit numbers); text if it is no YAML."""
         if not text:
             return ""
-        name = option.removeprefix("--set ").split("=", 1)[0]
         try:
             parsed, _, bad = load_yaml("--set", text=text, display=f"--set {name}", error_cls=UsageError)
         except LabctlError as err:
