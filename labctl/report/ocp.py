@@ -3,7 +3,7 @@ made with the ``ocptv`` package, for data-center hardware validation pipelines.
 
 One OCP test run per labctl run, one after another in the file (each stream starts with its
 ``schemaVersion`` line and numbers its lines from 0). Timestamps are the recorded wall-clock
-times, not the time of the export. The mapping (docs/reports.md):
+times, not the time of the export, in time order within each step. The mapping (docs/reports.md):
 
 * test run: plan name and version; parameters: the plan's parameters plus run id, station,
   plan hash, labctl version, operator; DUT: its serial, with the station and its instruments (identity,
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from labctl.report.formats import ExportOptions
 from labctl.report.json_export import iso_utc
-from labctl.report.record import Measurement, RunRecord, Step, format_pairs
+from labctl.report.record import Measurement, RunRecord, Sample, Step, format_pairs
 
 _LOCK = threading.Lock()  # ocptv keeps its writer in module state: one export at a time
 _SEVERITY = {"debug": "DEBUG", "info": "INFO", "warning": "WARNING", "warn": "WARNING", "error": "ERROR",
@@ -82,32 +83,18 @@ def _step_name(s: Step) -> str:
 
 
 def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
+    """One step's lines in the order of their recorded times (stable for equal times), as the
+    OCP output expects of a stream: a line is never stamped earlier than the one before it in
+    the step (a time recorded before the step's start, or a step cut off without an end, is
+    stamped with the previous line's time)."""
     w.at = s.started_at
     step = run.add_step(_step_name(s))
     step.start()
-    for m in s.measurements:
-        w.at = m.time
-        labels = dict(m.labels)
-        part = next((f"{k}={labels[k]}" for k in _SUBCOMPONENT_LABELS if k in labels), None)
-        value = m.value if m.value is not None else (m.value_text or "")
-        meta = tv.Metadata(verdict=m.verdict)
-        if m.limits is not None:
-            meta["limits"] = m.limits.describe()
-        if labels:
-            meta["labels"] = {k: str(v) for k, v in labels.items()}
-        step.add_measurement(name=m.name, value=value, unit=m.unit or None, validators=_validators(tv, m),
-                             subcomponent=tv.Subcomponent(name=part) if part else None, metadata=meta)
-    series: dict[str, Any] = {}
-    for smp in s.samples:
-        w.at = smp.time
-        if smp.series not in series:
-            series[smp.series] = step.start_measurement_series(name=smp.series, unit=smp.unit or None)
-        series[smp.series].add_measurement(value=smp.value, timestamp=smp.time)
-    for sr in series.values():
-        sr.end()
-    _step_extras(tv, w, rec, s, step)
-    end = s.ended_at if s.ended_at is not None else s.started_at
-    w.at = end
+    items = [*_measurement_items(tv, s, step), *_series_items(s, step), *_step_extras(tv, rec, s, step)]
+    for t, emit in sorted(items, key=lambda x: x[0]):
+        w.at = max(w.at, t)
+        emit()
+    w.at = max(w.at, s.ended_at if s.ended_at is not None else s.started_at)
     outcome = rec.outcome_of(s)
     if outcome in ("PASS", "FAIL"):
         failing = [m.name for m in s.measurements if m.verdict == "FAIL"]
@@ -126,9 +113,44 @@ def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
         step.end(status=tv.TestStatus.ERROR)
 
 
-def _step_extras(tv: Any, w: _Writer, rec: RunRecord, s: Step, step: Any) -> None:
-    """The step's prompts, logs, instrument errors and attachments, in time order."""
-    items: list[tuple[float, Any]] = []
+_Item = tuple[float, Callable[[], Any]]
+
+
+def _measurement_items(tv: Any, s: Step, step: Any) -> list[_Item]:
+    def emit(m: Measurement) -> None:
+        labels = dict(m.labels)
+        part = next((f"{k}={labels[k]}" for k in _SUBCOMPONENT_LABELS if k in labels), None)
+        value = m.value if m.value is not None else (m.value_text or "")
+        meta = tv.Metadata(verdict=m.verdict)
+        if m.limits is not None:
+            meta["limits"] = m.limits.describe()
+        if labels:
+            meta["labels"] = {k: str(v) for k, v in labels.items()}
+        step.add_measurement(name=m.name, value=value, unit=m.unit or None, validators=_validators(tv, m),
+                             subcomponent=tv.Subcomponent(name=part) if part else None, metadata=meta)
+
+    return [(m.time, lambda m=m: emit(m)) for m in s.measurements]
+
+
+def _series_items(s: Step, step: Any) -> list[_Item]:
+    """A measurement series per series name, started with its first point and ended with its last."""
+    left = Counter(smp.series for smp in s.samples)
+    series: dict[str, Any] = {}
+
+    def emit(smp: Sample) -> None:
+        if smp.series not in series:
+            series[smp.series] = step.start_measurement_series(name=smp.series, unit=smp.unit or None)
+        series[smp.series].add_measurement(value=smp.value, timestamp=smp.time)
+        left[smp.series] -= 1
+        if not left[smp.series]:
+            series[smp.series].end()
+
+    return [(smp.time, lambda smp=smp: emit(smp)) for smp in s.samples]
+
+
+def _step_extras(tv: Any, rec: RunRecord, s: Step, step: Any) -> list[_Item]:
+    """The step's prompts, logs, instrument errors and attachments."""
+    items: list[_Item] = []
 
     def same(x: Any) -> bool:
         return x.step_key == s.step_key and x.session == s.session
@@ -148,9 +170,7 @@ def _step_extras(tv: Any, w: _Writer, rec: RunRecord, s: Step, step: Any) -> Non
         items.append((a.time, lambda a=a, meta=meta: step.add_file(
             name=a.name, uri=Path(a.path).absolute().as_uri() if a.path else "file:///",
             content_type=a.media_type, metadata=meta or None)))
-    for t, emit in sorted(items, key=lambda x: x[0]):
-        w.at = t
-        emit()
+    return items
 
 
 def _emit_run(tv: Any, w: _Writer, rec: RunRecord, all_attempts: bool) -> None:
@@ -171,14 +191,20 @@ def _emit_run(tv: Any, w: _Writer, rec: RunRecord, all_attempts: bool) -> None:
         dut.add_hardware_info(name="board", serial_no=rec.dut_serial)
     w.at = rec.started_at
     run.start(dut=dut)
-    for lg in rec.logs:
-        if lg.step_key is None:
+    run_logs = sorted((lg for lg in rec.logs if lg.step_key is None), key=lambda lg: lg.time)
+
+    def logs_until(t: float | None) -> None:  # the run's own log lines, in their place among the steps
+        while run_logs and (t is None or run_logs[0].time <= t):
+            lg = run_logs.pop(0)
             w.at = lg.time
-            sev = getattr(tv.LogSeverity, _SEVERITY.get(lg.level.lower(), "INFO"))
-            run.add_log(sev, lg.message, source_location=None)
+            run.add_log(getattr(tv.LogSeverity, _SEVERITY.get(lg.level.lower(), "INFO")), lg.message,
+                        source_location=None)
+
     for s in rec.steps:
         if s.final or all_attempts:
+            logs_until(s.started_at)
             _emit_step(tv, run, w, rec, s)
+    logs_until(None)
     w.at = rec.ended_at if rec.ended_at is not None else max([rec.started_at, *(s.started_at for s in rec.steps)])
     if rec.outcome in ("passed", "failed"):
         run.end(status=tv.TestStatus.COMPLETE,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 
 import jsonschema
 import pandas as pd
@@ -136,6 +137,29 @@ def test_ocp_output_validates_against_the_ocp_results_schema(labctl, lab):
                if x.get("testStepArtifact", {}).get("measurement", {}).get("name") == "VDD_CORE"]
     assert {v["type"] for v in limited[0]["validators"]} == {"GREATER_THAN_OR_EQUAL", "LESS_THAN_OR_EQUAL"}
     assert limited[0]["subcomponent"]["name"] == "rail=VDD_CORE"
+
+
+def test_ocp_lines_of_each_step_are_in_time_order(labctl, lab):
+    """Read back, each test step's lines (start, measurements, series, logs, diagnosis, end)
+    have non-decreasing timestamps; the power-on step logs its protection before measuring."""
+    lines = [json.loads(x) for x in report(labctl, lab, "ocp", name="ordered.jsonl").read_text(
+        encoding="utf-8").splitlines()]
+    steps: dict[tuple[int, str], list[tuple[datetime, list[str]]]] = {}
+    run = -1
+    for x in lines:
+        run += "schemaVersion" in x
+        if "testStepArtifact" in x:
+            art = x["testStepArtifact"]
+            at = datetime.fromisoformat(x["timestamp"].replace("Z", "+00:00"))
+            steps.setdefault((run, art["testStepId"]), []).append((at, [k for k in art if k != "testStepId"]))
+    assert len(steps) > 10
+    disorder = {key: [k for (t0, _), (t1, k) in zip(got, got[1:], strict=False) if t1 < t0]
+                for key, got in steps.items()}
+    assert {key: bad for key, bad in disorder.items() if bad} == {}
+    power_on = next(got for got in steps.values() if got[0][1] == ["testStepStart"]
+                    and any(k == ["measurementSeriesStart"] for _, k in got))
+    kinds = [k[0] for _, k in power_on]
+    assert kinds.index("log") < kinds.index("measurement") < kinds.index("testStepEnd")
 
 
 def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
