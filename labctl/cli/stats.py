@@ -75,7 +75,9 @@ def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | 
 
 
 def _records(t) -> list[dict[str, Any]]:
-    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+    """Rows for JSON: NaN and ±inf (Cpk of values without spread) become null, so the output
+    stays JSON; the row's rating (``n/a (σ = 0)``) and σ say why."""
+    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()}
             for r in t.to_dict("records")]
 
 
@@ -87,6 +89,8 @@ def _cell(col: str, v: Any) -> str:
     if isinstance(v, float):
         if math.isnan(v):
             return "-"
+        if math.isinf(v):
+            return "∞" if v > 0 else "-∞"
         return f"{100 * v:.1f} %" if col in RATE else f"{v:.4g}"
     text = escape(str(v))
     style = STYLE.get(v) if isinstance(v, str) else None

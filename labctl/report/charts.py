@@ -15,6 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from labctl.analysis.capability import index_text
+
 PASS, FAIL, MARGINAL, ACCENT, GREY = "#2e7d32", "#c62828", "#ef8f00", "#1f5fa8", "#777777"
 RC = {"svg.fonttype": "none", "svg.hashsalt": "labctl", "text.parse_math": False, "font.size": 8,
       "axes.titlesize": 9, "axes.spines.top": False, "axes.spines.right": False,
@@ -76,7 +78,7 @@ def distribution(fig, values: np.ndarray, low: float | None, high: float | None,
     _limit_lines(ax, low, high)
     if len(values):
         ax.axvline(float(values.mean()), color=GREY, linewidth=1, label=f"mean {values.mean():.4g}")
-    cpk_text = f"Cpk {cpk:.2f}" if cpk is not None and np.isfinite(cpk) else "Cpk -"
+    cpk_text = f"Cpk {index_text(cpk, '.2f')}" + (" (σ = 0)" if cpk is not None and np.isinf(cpk) else "")
     ax.set_title(f"{title}   n={len(values)}   {cpk_text}", loc="left")
     ax.set_xlabel(unit or "value")
     ax.set_ylabel("count")

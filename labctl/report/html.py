@@ -144,8 +144,8 @@ def _capability(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], li
     for i, r in enumerate(c.itertuples(index=False)):
         rows.append({"step": r.step, "measurement": r.measurement, "labels": r.labels, "corner": r.corner,
                      "n": int(r.n), "mean": num(r.mean), "std": num(r.std), "min": num(r.min), "max": num(r.max),
-                     "limits": limits_text(r.low, r.high, r.unit), "cp": num(r.cp, 3), "cpk": num(r.cpk, 3),
-                     "rating": r.rating, "fails": int(r.fails), "unit": r.unit})
+                     "limits": limits_text(r.low, r.high, r.unit), "cp": cap.index_text(r.cp), "cpk": cap.index_text(r.cpk),
+                     "rating": r.rating, "rated": r.rating in cap.RATINGS, "fails": int(r.fails), "unit": r.unit})
         if i < MAX_DISTRIBUTIONS and r.n >= 2:
             key = tuple(getattr(r, k) for k in KEY)
             values = m["value"].to_numpy()[groups[key]]

@@ -189,3 +189,27 @@ def test_drift_needs_enough_points_to_be_significant():
     rows = [row(f"r{d}", f"D{d}", "soak", "temp", v, unit="degC", day=d) for d, v in enumerate([50.0, 50.4, 51.0])]
     d = drift(prepare(frame(rows))).iloc[0]
     assert d["drift_sigma"] > 1 and not d["flag"]  # three points: a slope, not evidence
+
+
+@pytest.mark.parametrize(("value", "low", "high", "cp", "cpk", "side", "rating"), [
+    (0.1, 0.0, 9.0, math.inf, math.inf, "LSL", "n/a (σ = 0)"),  # inside: unbounded, not rated
+    (7.0, None, 9.0, None, math.inf, "USL", "n/a (σ = 0)"),     # one-sided, inside
+    (9.5, 0.0, 9.0, math.inf, -math.inf, "USL", "not capable"),  # every value outside a limit
+    (9.0, 0.0, 9.0, math.inf, 0.0, "USL", "not capable"),        # every value on the limit
+])
+def test_identical_values_give_unbounded_indices_not_a_blank(value, low, high, cp, cpk, side, rating):
+    """σ = 0: a quality engineer sees why the index has no finite value (docs/reports.md), not '-'."""
+    df = prepare(frame([row(f"r{i}", f"D{i}", "rails", "vdd", value, low, high) for i in range(3)]))
+    c = capability(df).iloc[0]
+    assert (c["std"], c["mean"]) == (0.0, value)
+    assert math.isnan(c["cp"]) if cp is None else c["cp"] == cp
+    assert (c["cpk"], c["side"], c["rating"]) == (cpk, side, rating)
+
+
+def test_one_value_is_still_undefined_and_values_without_spread_sort_after_rated_ones():
+    rows = [row("r0", "D0", "rails", "single", 1.0, 0.0, 9.0)]
+    rows += [row(f"r{i}", f"D{i}", "rails", "flat", 5.0, 0.0, 9.0) for i in range(3)]
+    rows += [row(f"r{i}", f"D{i}", "rails", "spread", float(i), 0.0, 9.0) for i in range(1, 6)]
+    c = capability(prepare(frame(rows)))
+    assert list(c["measurement"]) == ["spread", "flat", "single"]
+    assert list(c["rating"]) == ["not capable", "n/a (σ = 0)", "-"]
