@@ -27,6 +27,11 @@ class StepOutcome(enum.StrEnum):
     ABORTED = "ABORTED"
 
 
+#: how the message of a step recorded without running begins (the steps after an abort, ABORTED,
+#: or after a stop, SKIPPED): reports tell it from the step the abort cut short
+NOT_RUN = "not run: "
+
+
 class RunOutcome(enum.StrEnum):
     RUNNING = "running"
     PASSED = "passed"

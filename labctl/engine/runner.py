@@ -23,6 +23,7 @@ from labctl.clock import Clock, RealClock
 from labctl.engine.abort import AbortController, RunAborted, abort_on_signals
 from labctl.engine.context import PromptHandler, Recorded, StepContext, StepFailed
 from labctl.engine.events import (
+    NOT_RUN,
     EventBus,
     InstrumentErrorReported,
     InstrumentInfo,
@@ -267,7 +268,7 @@ class Runner:
                 result = self._keep(ps)
             elif halted:
                 self._record_not_run(ps, StepOutcome.ABORTED if self.abort.requested else StepOutcome.SKIPPED,
-                                     "not run: " + (self.abort.reason.message if self.abort.reason else "an earlier step stopped the run"))
+                                     NOT_RUN + (self.abort.reason.message if self.abort.reason else "an earlier step stopped the run"))
                 continue
             else:
                 result = self._execute(ps, replay=action == REPLAY)

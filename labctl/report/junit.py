@@ -1,7 +1,8 @@
 """JUnit XML of run records: a ``<testsuite>`` per run and corner, a ``<testcase>`` per step
 (the attempt that counts), failures with the failing measurements against their limits, so a
-CI system shows what failed and by how much. The teardown's safe state of each role appears
-only when it did not pass."""
+CI system shows what failed and by how much. An aborted run has one ``<error>``, the step the
+abort cut short; the steps it never ran are ``<skipped>`` with the reason. The teardown's
+safe state of each role appears only when it did not pass."""
 
 from __future__ import annotations
 
@@ -38,11 +39,26 @@ def _suites(rec: RunRecord) -> list[tuple[str, list[Step]]]:
     return suites or [("", [])]  # a run without a step still has its suite: its id, DUT, station, outcome
 
 
-def _case(suite: ET.Element, rec: RunRecord, s: Step) -> None:
+def _unrun_skipped(rec: RunRecord) -> frozenset[tuple[int, str]]:
+    """(session, step key) of the steps an abort left unrun that are ``<skipped>``: all of them,
+    but for the first when no other step is an error or a failure (the abort came between two
+    steps, or as a step passed): that one carries the ``<error>``, so an aborted run never
+    reads as passed."""
+    unrun = [(s.session, s.step_key) for s in rec.steps if s.final and s.never_ran]
+    shown = any(s.final and not s.never_ran and rec.outcome_of(s) in ("ABORTED", "ERROR", "FAIL", "INTERRUPTED")
+                for s in rec.steps)
+    return frozenset(unrun if shown else unrun[1:])
+
+
+def _kind(rec: RunRecord, s: Step, skipped: frozenset[tuple[int, str]]) -> str | None:
+    """``failure``, ``error``, ``skipped`` (also a step an abort left unrun) or None (passed)."""
+    return "skipped" if (s.session, s.step_key) in skipped else _KIND.get(rec.outcome_of(s))
+
+
+def _case(suite: ET.Element, rec: RunRecord, s: Step, kind: str | None) -> None:
     case = ET.SubElement(suite, "testcase", classname=f"{rec.plan.name}.{s.group}", name=s.step_id,
                          time=f"{s.duration or 0.0:.3f}")
     outcome = rec.outcome_of(s)
-    kind = _KIND.get(outcome)
     if kind:
         bad = [m for m in s.measurements if m.verdict == "FAIL"]
         message = s.message or ("still running when the report was made" if outcome == "RUNNING" else outcome)
@@ -61,13 +77,15 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
     root = ET.Element("testsuites", name="labctl")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for rec in records:
+        skipped = _unrun_skipped(rec)
         for corner, steps in _suites(rec):
             name = f"{rec.plan.name} {rec.plan.version} {rec.dut_serial or '-'} {rec.run_id}".replace("  ", " ")
+            kinds = [_kind(rec, s, skipped) for s in steps]
             counts = {
                 "tests": len(steps),
-                "failures": sum(s.outcome == "FAIL" for s in steps),
-                "errors": sum(_KIND.get(rec.outcome_of(s)) == "error" for s in steps),
-                "skipped": sum(_KIND.get(rec.outcome_of(s)) == "skipped" for s in steps),
+                "failures": kinds.count("failure"),
+                "errors": kinds.count("error"),
+                "skipped": kinds.count("skipped"),
             }
             for k, v in counts.items():
                 totals[k] += v
@@ -86,8 +104,8 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
                 ET.SubElement(props, "property", name=f"instrument.{i.role}", value="; ".join(
                     x for x in (i.idn, f"asset {i.asset_serial}" if i.asset_serial else "",
                                 f"calibration due {i.calibration_due}" if i.calibration_due else "") if x))
-            for s in steps:
-                _case(suite, rec, s)
+            for s, kind in zip(steps, kinds, strict=True):
+                _case(suite, rec, s, kind)
     for k, v in totals.items():
         root.set(k, str(v))
     return root

@@ -118,6 +118,14 @@ class Step:
         """The teardown's safe-state check of a role, not a step of the plan."""
         return self.check == "safe_state"
 
+    @property
+    def never_ran(self) -> bool:
+        """Recorded without running: a step after an abort (ABORTED, ``not run: REASON``), not
+        the step the abort cut short."""
+        from labctl.engine.events import NOT_RUN
+
+        return self.outcome == "ABORTED" and self.message.startswith(NOT_RUN)
+
 
 @dataclass(frozen=True, slots=True)
 class Session:

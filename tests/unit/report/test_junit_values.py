@@ -46,3 +46,16 @@ def test_a_run_without_steps_still_has_its_suite_and_properties(tmp_path):
     assert (props["run_id"], props["dut"], props["station"], props["run_outcome"]) == (
         "run-1", "DUT-7", "bench-3", "passed")
     assert suite.tests == 0 and list(suite) == []
+
+
+def test_an_abort_between_steps_still_shows_an_error_on_the_first_step_it_left_unrun(tmp_path):
+    """SIGTERM as a step passed: no step was cut short, so the first step never run carries
+    the <error> (an aborted run never reads as passed); the others are <skipped>."""
+    why = "not run: SIGTERM received: aborting to the safe state"
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml([record(step("rails", "PASS"), step("ripple", "ABORTED", message=why),
+                                      step("soak", "ABORTED", message=why), outcome="aborted")]), encoding="utf-8")
+    xml = JUnitXml.fromfile(str(path))
+    assert (xml.tests, xml.errors, xml.skipped) == (3, 1, 1)
+    kinds = {c.name: [type(r).__name__ for r in c.result] for s in xml for c in s}
+    assert kinds == {"rails": [], "ripple": ["Error"], "soak": ["Skipped"]}
