@@ -52,17 +52,18 @@ def unsynced_records(run_id: str) -> tuple[str, int] | None:
 
 
 def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
-                   fixture: str | None = None) -> Resumable:
-    """Check that the run can continue on this fixture with its plan; what it resumes from."""
-    from labctl.plan.loader import load_plan
-    from labctl.store import open_store
+                   fixture: str | None = None, store: Any = None) -> Resumable:
+    """Check that the run can continue on this fixture with its plan; what it resumes from.
+    ``store``: the results store already open (the caller closes it), else ``db`` is opened."""
+    if store is None:
+        from labctl.store import open_store
 
-    store = open_store(db)  # marks runs of dead processes interrupted
-    try:
-        info = store.resume_info(run_id)
-        target = store.display_url
-    finally:
-        store.close()
+        with open_store(db) as opened:  # marks runs of dead processes interrupted
+            return prepare_resume(run_id, force=force, db=db, fixture=fixture, store=opened)
+    from labctl.plan.loader import load_plan
+
+    info = store.resume_info(run_id)
+    target = store.display_url
     waiting = unsynced_records(run_id)
     if waiting:
         path, n = waiting
@@ -106,9 +107,11 @@ def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
 def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
                answers: str | None = None, preflight: bool = True, allow_expired: bool = False,
                subscribers: list[Callable[[Any], None]] | None = None,
-               say: Callable[[str], None] = print, abort: Any = None, handle_signals: bool = True) -> RunOutput:
-    """Continue one run of a station without slots (a slot's run: :func:`labctl.slots.resume.resume_slots`)."""
-    r = prepare_resume(run_id, force=force, db=db, fixture=fixture)
+               say: Callable[[str], None] = print, abort: Any = None, handle_signals: bool = True,
+               prepared: Resumable | None = None) -> RunOutput:
+    """Continue one run of a station without slots (a slot's run: :func:`labctl.slots.resume.resume_slots`).
+    ``prepared``: what :func:`prepare_resume` found for this run, when the caller has it already."""
+    r = prepared if prepared is not None else prepare_resume(run_id, force=force, db=db, fixture=fixture)
     info = r.info
     if info.slot is not None:
         raise UsageError(f"run {run_id} ran in slot {info.slot}: resume it with the other runs of its rack",

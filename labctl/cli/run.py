@@ -167,15 +167,17 @@ def resume(run_ids, force, db, fixture, as_json, answers, no_preflight, allow_ex
     from labctl.store import open_store
     from labctl.store.query import find_run
 
-    store = open_store(db)  # marks runs of dead processes interrupted
+    store = open_store(db)  # marks runs of dead processes interrupted; read once for all the checks
     try:
         run_ids = tuple(dict.fromkeys(find_run(store, run_id) for run_id in run_ids))  # a unique prefix will do
         if rack:
             run_ids = tuple(dict.fromkeys(r for run_id in run_ids for r in store.rack_runs(run_id)))
+        prepared = (prepare_resume(run_ids[0], force=force, db=db, fixture=fixture, store=store)
+                    if len(run_ids) == 1 else None)
     finally:
         store.close()
 
-    if len(run_ids) > 1 or prepare_resume(run_ids[0], force=force, db=db, fixture=fixture).info.slot is not None:
+    if prepared is None or prepared.info.slot is not None:
         from labctl.slots.cli_run import resume_slots_cli
 
         resume_slots_cli(list(run_ids), force=force, db=db, fixture=fixture, answers=answers,
@@ -190,7 +192,7 @@ def resume(run_ids, force, db, fixture, as_json, answers, no_preflight, allow_ex
     run_id = run_ids[0]
     out = resume_run(run_id, force=force, db=db, fixture=fixture, answers=answers,
                      preflight=not no_preflight, allow_expired=allow_expired,
-                     subscribers=_subscribers(as_json), say=_say(as_json))
+                     subscribers=_subscribers(as_json), say=_say(as_json), prepared=prepared)
     _finish(out, as_json, None)
 
 
