@@ -196,6 +196,13 @@ class RunNotFound(StoreError):
     exit_code = ExitCode.BAD_INPUT
 
 
+class StoreReadOnly(StoreError, PermissionError):
+    """A SQLite results file this process may not write (its folder or the file read-only) was
+    given to a command that records: a bad invocation, refused before anything is powered."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+
 class StoreUnreachable(StoreError, ConnectionError):
     """The results database could not be reached or opened (server down, network, rights):
     worth trying again later, unlike a schema this labctl cannot use."""

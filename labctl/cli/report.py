@@ -38,7 +38,7 @@ def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None,
 
     exporter(fmt)  # an unknown format fails before the database is opened
     wanted = RunFilters(**filters, limit=limit)
-    with open_store(db) as store:
+    with open_store(db, reading=True) as store:
         try:
             ids = [find_run(store, r) for r in run_ids]
         except StoreError as err:  # an unknown or ambiguous id: nothing to report on

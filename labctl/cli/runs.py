@@ -22,9 +22,10 @@ FORMAT = click.Choice(["table", "json", "csv"])
 
 
 def _open(db: str | None):
+    """The store to read from (a read-only SQLite file too)."""
     from labctl.store import open_store
 
-    return open_store(db)
+    return open_store(db, reading=True)
 
 
 def _when(t: float | None) -> str:
@@ -270,7 +271,7 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
     from labctl.store.location import display_url, resolve_db
     from labctl.store.sink import DbSink
     from labctl.store.spool import Spool
-    from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL
+    from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL, open_store
 
     spool = Spool(spool_path)
     try:
@@ -287,7 +288,7 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
         for url, target in plan:
             if target is not None and target not in targets:
                 continue
-            with _open(url) as store:
+            with open_store(url) as store:
                 report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target)
                 store.mark_interrupted()
             total += report.events

@@ -50,7 +50,7 @@ def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | 
     if compare_spec:
         parse_compare(compare_spec)  # a bad spec fails before the store is read
     wanted = RunFilters(**filters)
-    with open_store(db) as store:
+    with open_store(db, reading=True) as store:
         records = load_records(store, filters=wanted, samples=False)
         where = store.display_url
     if not records:

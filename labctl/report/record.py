@@ -289,7 +289,7 @@ def load_records(store_or_url: Store | str | None, run_ids: Sequence[str] | None
 
     if isinstance(store_or_url, Store):
         return _load(store_or_url, run_ids, filters, samples, attachment_content)
-    with open_store(store_or_url) as store:
+    with open_store(store_or_url, reading=True) as store:
         return _load(store, run_ids, filters, samples, attachment_content)
 
 

@@ -65,6 +65,13 @@ def check_db_folder(value: str, *, named: str = "--db") -> None:
     if not database or database == ":memory:":
         return
     folder = Path(database).parent
+    blocking = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise UsageError(
+            f"{named} {value}: {blocking} is a file, not a folder",
+            hint=f"give a file in a folder (e.g. {blocking.parent / 'results.db'}); "
+                 f"without --db and $LABCTL_DB results go to {default_db_path()}",
+        )
     if not folder.is_dir():
         raise UsageError(
             f"{named} {value}: the folder {folder} does not exist",

@@ -76,9 +76,10 @@ def alembic_config(conn: Connection | None = None):  # -> alembic.config.Config
     return cfg
 
 
-def check(engine: Engine, where: str, read_engine: Engine | None = None) -> SchemaStatus:
+def check(engine: Engine, where: str, read_engine: Engine | None = None, *, may_migrate: bool = True) -> SchemaStatus:
     """Make sure this labctl can use the database; raise a :class:`StoreError` saying what to
-    run when it cannot. SQLite files are migrated here; PostgreSQL never is (see module doc).
+    run when it cannot. SQLite files are migrated here (unless ``may_migrate`` is False: a file
+    opened read-only); PostgreSQL never is (see module doc).
 
     The check reads through ``read_engine`` so that opening a store never waits for a writer.
     """
@@ -95,6 +96,11 @@ def check(engine: Engine, where: str, read_engine: Engine | None = None) -> Sche
         return status
     if status.revision is not None and status.revision not in KNOWN:
         raise _too_new(status, where)
+    if engine.dialect.name == "sqlite" and not may_migrate:
+        raise StoreError(
+            f"the results database {where} has schema revision {status.revision or 'none'}; this labctl needs {HEAD} "
+            "and may not migrate a file it cannot write",
+            hint="copy it to a folder you may write to and give --db the copy (it is migrated there)")
     if engine.dialect.name == "sqlite":
         upgrade(engine, where)
         return SchemaStatus(HEAD, _recorded_compat(engine))

@@ -23,6 +23,7 @@ from labctl.store import migrate
 from labctl.store.location import display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
 from labctl.store.schema import run_sessions, runs, steps
+from labctl.store.sqlite_access import read_only_engine, refuse_writing, unwritable_reason
 
 DEFAULT_HEARTBEAT_INTERVAL = 5.0
 STALE_FACTOR = 4.0  # a run on another host is dead after STALE_FACTOR × its heartbeat interval
@@ -134,21 +135,33 @@ def _postgres_engine(url: str) -> Engine:
 class Store:
     """An open results database. Use :func:`open_store`; close it when done."""
 
-    def __init__(self, url: str, *, mark_interrupted: bool = True, sqlite_synchronous: str = "FULL") -> None:
+    def __init__(self, url: str, *, mark_interrupted: bool = True, sqlite_synchronous: str = "FULL",
+                 reading: bool = False) -> None:
         if sqlite_synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
             raise StoreError(f"sqlite_synchronous must be FULL, NORMAL or EXTRA, not {sqlite_synchronous!r}")
         self.url = url
         self.display_url = display_url(url)
         self.dialect = make_url(url).get_backend_name()
+        #: a SQLite file this process may not write, opened to read only (``reading``)
+        self.read_only = False
         if self.dialect == "sqlite":
-            self.engine, self.read_engine = _sqlite_engines(url, sqlite_synchronous.upper())
+            path = make_url(url).database
+            why = unwritable_reason(path) if path and path != ":memory:" else None
+            if why is not None and not reading:
+                raise refuse_writing(path, why)
+            if why is not None:
+                self.read_only = True
+                self.engine = self.read_engine = read_only_engine(path)
+            else:
+                self.engine, self.read_engine = _sqlite_engines(url, sqlite_synchronous.upper())
         elif self.dialect == "postgresql":
             self.engine = self.read_engine = _postgres_engine(url)
         else:
             raise StoreError(f"unsupported database {self.display_url}")
         try:
-            self.schema = migrate.check(self.engine, self.display_url, self.read_engine)
-            if mark_interrupted:
+            self.schema = migrate.check(self.engine, self.display_url, self.read_engine,
+                                        may_migrate=not self.read_only)
+            if mark_interrupted and not self.read_only:
                 self.mark_interrupted()
         except SQLAlchemyError as exc:
             self.close()
@@ -372,6 +385,7 @@ def open_store(
     *,
     mark_interrupted: bool = True,
     sqlite_synchronous: str = "FULL",
+    reading: bool = False,
 ) -> Store:
     """Open the results store (a SQLite file is created and migrated as needed; a PostgreSQL
     database must have been brought to this labctl's schema by ``labctl db upgrade``).
@@ -383,6 +397,10 @@ def open_store(
     ``sqlite_synchronous``: ``FULL`` (default) fsyncs every commit, so a committed step survives
     a power cut; ``NORMAL`` survives any process crash (kill -9) but may lose the last commits
     on power loss, for a higher commit rate.
+
+    ``reading``: the caller only reads (``labctl runs``, ``report``, ``stats``). A SQLite file
+    this process may not write (the file or its folder read-only) is then opened read-only,
+    without migration or marking; a caller that records gets :class:`StoreReadOnly` for it.
     """
     return Store(resolve_db(url_or_path), mark_interrupted=mark_interrupted,
-                 sqlite_synchronous=sqlite_synchronous)
+                 sqlite_synchronous=sqlite_synchronous, reading=reading)
