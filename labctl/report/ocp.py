@@ -12,7 +12,8 @@ times, not the time of the export, in time order within each step. The mapping (
 * test step: one per step (the attempt that counts; every attempt with ``all_attempts``),
   named ``group/step_id [corner]``; measurements with validators from the limits and the
   lane/rail/channel/sensor label as subcomponent; a diagnosis per step (PASS/FAIL, the
-  failing measurements named); errors for ERROR/ABORTED/cut-off steps and instrument errors;
+  failing measurements named); errors for ERROR/ABORTED/cut-off steps and instrument errors
+  (a step an abort never ran ends SKIP with its "not run: …" as a log line);
   samples as measurement series; prompts and logs as log lines; attachments as files.
 """
 
@@ -103,6 +104,9 @@ def _emit_step(tv: Any, run: Any, w: _Writer, rec: RunRecord, s: Step) -> None:
                            message=s.message or (f"failing: {', '.join(failing)}" if failing else None),
                            source_location=None)
         step.end(status=tv.TestStatus.COMPLETE)
+    elif s.never_ran:  # a step an abort kept from running: "not run: REASON"
+        step.add_log(tv.LogSeverity.WARNING, s.message, source_location=None)
+        step.end(status=tv.TestStatus.SKIP)
     elif outcome in ("SKIPPED", "RUNNING"):
         note = s.message if outcome == "SKIPPED" else "still running when the report was made"
         if note:
