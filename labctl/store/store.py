@@ -169,6 +169,9 @@ class Store:
                 f"cannot open the results database {self.display_url}: {_reason(exc)}",
                 hint="check --db / $LABCTL_DB, that the server is up and that you may write there",
             ) from exc
+        except BaseException:  # a schema this labctl cannot use: its connections go too
+            self.close()
+            raise
 
     def close(self) -> None:
         self.engine.dispose()
