@@ -1,8 +1,11 @@
 """JUnit XML of run records: a ``<testsuite>`` per run and corner, a ``<testcase>`` per step
 (the attempt that counts), failures with the failing measurements against their limits, so a
 CI system shows what failed and by how much. An aborted run has one ``<error>``, the step the
-abort cut short; the steps it never ran are ``<skipped>`` with the reason. The teardown's
-safe state of each role appears only when it did not pass."""
+abort cut short; the steps it never ran are ``<skipped>`` with the reason. A run that did not
+pass although no step shows an error or a failure (aborted as its last step passed, a result
+not saved) gets one more test case, ``run``, with the run's outcome as its ``<error>``: a run
+that did not pass never reads as passed. The teardown's safe state of each role appears only
+when it did not pass."""
 
 from __future__ import annotations
 
@@ -73,18 +76,33 @@ def _case(suite: ET.Element, rec: RunRecord, s: Step, kind: str | None) -> None:
         ET.SubElement(case, "system-out").text = "\n".join(lines)
 
 
+#: run outcomes that are not a pass (``running`` is not an outcome yet: its steps say how far it got)
+_NOT_PASSED = ("failed", "error", "aborted", "interrupted")
+
+
+def _run_case(suite: ET.Element, rec: RunRecord) -> None:
+    """The ``run`` test case: the run's outcome as an ``<error>`` (no step shows it)."""
+    case = ET.SubElement(suite, "testcase", classname=f"{rec.plan.name}.run", name="run", time="0.000")
+    message = f"run {rec.outcome}" + (f": {rec.message}" if rec.message else "")
+    ET.SubElement(case, "error", message=message, type=rec.outcome.upper()).text = message
+
+
 def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
     root = ET.Element("testsuites", name="labctl")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for rec in records:
         skipped = _unrun_skipped(rec)
-        for corner, steps in _suites(rec):
+        suites = _suites(rec)
+        shown = any(_kind(rec, s, skipped) in ("failure", "error") for _corner, steps in suites for s in steps)
+        run_case = rec.outcome in _NOT_PASSED and not shown  # in the first suite
+        for index, (corner, steps) in enumerate(suites):
             name = f"{rec.plan.name} {rec.plan.version} {rec.dut_serial or '-'} {rec.run_id}".replace("  ", " ")
             kinds = [_kind(rec, s, skipped) for s in steps]
+            extra = run_case and index == 0
             counts = {
-                "tests": len(steps),
+                "tests": len(steps) + extra,
                 "failures": kinds.count("failure"),
-                "errors": kinds.count("error"),
+                "errors": kinds.count("error") + extra,
                 "skipped": kinds.count("skipped"),
             }
             for k, v in counts.items():
@@ -106,6 +124,8 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
                                 f"calibration due {i.calibration_due}" if i.calibration_due else "") if x))
             for s, kind in zip(steps, kinds, strict=True):
                 _case(suite, rec, s, kind)
+            if extra:
+                _run_case(suite, rec)
     for k, v in totals.items():
         root.set(k, str(v))
     return root

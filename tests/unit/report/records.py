@@ -25,9 +25,10 @@ def step(step_id: str, outcome: str, *ms: Measurement, corner: dict | None = Non
                 message=message, final=final, measurements=ms)
 
 
-def record(*steps: Step, run_id: str = "run-1", outcome: str = "failed", dut: str = "DUT-7") -> RunRecord:
+def record(*steps: Step, run_id: str = "run-1", outcome: str = "failed", dut: str = "DUT-7",
+           message: str = "") -> RunRecord:
     return RunRecord(
-        run_id=run_id, outcome=outcome, message="", station="bench-3", slot=None, dut_serial=dut,
+        run_id=run_id, outcome=outcome, message=message, station="bench-3", slot=None, dut_serial=dut,
         operator="qa", host="h", labctl_version="0.1.0", started_at=T0, ended_at=T0 + 10, resumed_from=None,
         plan=Plan(name="power-rails", version="1.2", hash="ab" * 32, path="power-rails.yaml", text="name: x\n",
                   parameters=MappingProxyType({"rail_tol": "3 %"}), corners=(MappingProxyType({"vin": "5 V"}),)),

@@ -59,3 +59,19 @@ def test_an_abort_between_steps_still_shows_an_error_on_the_first_step_it_left_u
     assert (xml.tests, xml.errors, xml.skipped) == (3, 1, 1)
     kinds = {c.name: [type(r).__name__ for r in c.result] for s in xml for c in s}
     assert kinds == {"rails": [], "ripple": ["Error"], "soak": ["Skipped"]}
+
+
+def test_a_run_that_did_not_pass_with_every_step_passed_has_a_run_case_with_the_error(tmp_path):
+    """Aborted as its last step passed (or ended error with nothing left to show it): CI
+    must not read it as green; a run that passed gets no such case."""
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml([record(step("rails", "PASS"), outcome="aborted",
+                                      message="SIGTERM received: aborting to the safe state")]), encoding="utf-8")
+    xml = JUnitXml.fromfile(str(path))
+    assert (xml.tests, xml.errors, xml.failures) == (2, 1, 0)
+    cases = {c.name: [(type(r).__name__, r.message) for r in c.result] for s in xml for c in s}
+    assert cases == {"rails": [], "run": [("Error", "run aborted: SIGTERM received: aborting to the safe state")]}
+    path.write_text(junit_xml([record(step("rails", "PASS"), outcome="passed")]), encoding="utf-8")
+    assert JUnitXml.fromfile(str(path)).tests == 1  # no run case for a passed run
+    path.write_text(junit_xml([failing_record()]), encoding="utf-8")
+    assert "run" not in {c.name for s in JUnitXml.fromfile(str(path)) for c in s}  # its failure says it already
