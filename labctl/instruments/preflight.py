@@ -30,6 +30,7 @@ class PreflightRow:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    expired: str = ""  # "calibration expired on YYYY-MM-DD" (a problem, or a warning when allowed)
 
     def fail(self, text: str) -> None:
         self.problems.append(text)
@@ -63,7 +64,8 @@ class PreflightReport:
             "station": self.station,
             "ok": self.ok,
             "notes": self.notes,
-            "roles": [r.__dict__ for r in self.rows],
+            # (``expired`` is said in problems or warnings already: the JSON keeps its keys)
+            "roles": [{k: v for k, v in r.__dict__.items() if k != "expired"} for r in self.rows],
         }
 
 
@@ -127,17 +129,13 @@ def _check_role(st: Station, name: str, row: PreflightRow) -> None:
             row.notes.append("console id: " + " ".join(f"{k} {v}" for k, v in board.items()))
 
 
-#: the start of the problem (or warning) an expired calibration gives
-EXPIRED = "calibration expired on "
-
-
 def _check_calibration(row: PreflightRow, asset: Any, today: dt.date, days: int, allow_expired: bool,
                        override: str = "--allow-expired") -> None:
     due = getattr(asset, "calibration_due", None)
     if due is None:
         return
     if due < today:
-        text = f"{EXPIRED}{due.isoformat()}"
+        text = row.expired = f"calibration expired on {due.isoformat()}"
         if allow_expired:
             row.warn(text + f" (allowed by {override})")
         else:

@@ -92,12 +92,11 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for rec in records:
         skipped = _unrun_skipped(rec)
-        suites = _suites(rec)
-        shown = any(_kind(rec, s, skipped) in ("failure", "error") for _corner, steps in suites for s in steps)
+        suites = [(corner, steps, [_kind(rec, s, skipped) for s in steps]) for corner, steps in _suites(rec)]
+        shown = any(k in ("failure", "error") for _corner, _steps, kinds in suites for k in kinds)
         run_case = rec.outcome in _NOT_PASSED and not shown  # in the first suite
-        for index, (corner, steps) in enumerate(suites):
+        for index, (corner, steps, kinds) in enumerate(suites):
             name = f"{rec.plan.name} {rec.plan.version} {rec.dut_serial or '-'} {rec.run_id}".replace("  ", " ")
-            kinds = [_kind(rec, s, skipped) for s in steps]
             extra = run_case and index == 0
             counts = {
                 "tests": len(steps) + extra,

@@ -33,13 +33,18 @@ class PlanEntry:
         return not self.error
 
 
+def _plan_folders(folders: tuple[str, ...]) -> list[tuple[str, Path]]:
+    """(source label, folder): the built-in ``testplans/``, then each ``--plans`` folder."""
+    from labctl.resources import data_dir
+
+    return [("built-in", data_dir("testplans")), *((f, Path(f)) for f in folders)]
+
+
 def plan_files(folders: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
     """(source label, path) of every plan file: built-ins first, then each ``--plans`` folder,
     sorted by name; step libraries (``lib/``) and hidden files are left out."""
-    from labctl.resources import data_dir
-
     out: list[tuple[str, Path]] = []
-    for label, folder in [("built-in", data_dir("testplans")), *((f, Path(f)) for f in folders)]:
+    for label, folder in _plan_folders(folders):
         if not folder.is_dir():
             continue
         for p in sorted(folder.glob("*.y*ml")):
@@ -100,10 +105,8 @@ def catalog_stamp(folders: tuple[str, ...] = ()) -> Stamp:
     """What the catalog is read from, as (path, mtime in ns, size) of every YAML file in the
     plan folders and one folder down (the step libraries plans include): a plan added, edited
     or deleted, or a library edited, changes it. A few ``stat`` calls: cheap enough for every poll."""
-    from labctl.resources import data_dir
-
     seen: list[tuple[str, int, int]] = []
-    for folder in (data_dir("testplans"), *(Path(f) for f in folders)):
+    for _label, folder in _plan_folders(folders):
         if not folder.is_dir():
             continue
         for pattern in ("*.y*ml", "*/*.y*ml"):

@@ -147,8 +147,7 @@ class StartRunScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="start-check")
     def validate_form(self) -> None:
-        dut, operator, overrides = self.app.call_from_thread(self.form_values)
-        allow = self.app.call_from_thread(lambda: self.allow_expired)
+        (dut, operator, overrides), allow = self.app.call_from_thread(lambda: (self.form_values(), self.allow_expired))
         check = check_start(self.entry, self.app.bench.fixture, self.status, dut, overrides, allow_expired=allow)
         if not operator:
             check.field_errors["operator"] = "say who runs this (it is recorded with the run and every answer)"

@@ -45,7 +45,6 @@ class StationScreen(Screen[None]):
         self._loaded: dict[str, Any] = {}  # plan path -> LoadedPlan (for its interlocks)
         self._polling = False
         self._said: list[tuple[str, str, str]] = []  # per instruments row: role, what is wrong, its class
-        self._shown_paths: list[str] = []  # the plans table's rows (plan paths)
         self._catalog_stamp: Any = None  # the plan files the list was read from (catalog.catalog_stamp)
 
     def compose(self) -> ComposeResult:
@@ -215,11 +214,10 @@ class StationScreen(Screen[None]):
                 head.append(f"{lock.signal} {lock.value}", style=_style(self, cls))
         self.query_one("#station-head", Static).update(head)
 
-    def watch_plans(self, entries: tuple[PlanEntry, ...]) -> None:
+    def watch_plans(self, old: tuple[PlanEntry, ...], entries: tuple[PlanEntry, ...]) -> None:
         table = self.query_one("#plans", DataTable)
-        was = self._shown_paths[table.cursor_row] if 0 <= table.cursor_row < len(self._shown_paths) else None
+        was = old[table.cursor_row].path if 0 <= table.cursor_row < len(old) else None
         table.clear()
-        self._shown_paths = [e.path for e in entries]
         for e in entries:
             if e.ok:
                 table.add_row(e.name, str(e.expanded), str(e.corners or "—"), e.estimate,
@@ -227,8 +225,9 @@ class StationScreen(Screen[None]):
             else:
                 table.add_row(Text(e.name, style=_style(self, "status-fail")), "—", "—", "—", "does not load",
                               e.source, key=e.path)
-        if was in self._shown_paths:  # a reloaded list keeps the cursor on the plan it was on
-            table.move_cursor(row=self._shown_paths.index(was))
+        paths = [e.path for e in entries]
+        if was in paths:  # a reloaded list keeps the cursor on the plan it was on
+            table.move_cursor(row=paths.index(was))
         self._show_detail()
 
     @property
@@ -263,18 +262,20 @@ class StationScreen(Screen[None]):
         detail.update("\n".join(lines))
 
     # ------------------------------------------------------------------ actions
+    def _run_going(self) -> bool:
+        """A run holds the instruments: nothing is read meanwhile."""
+        return self.app.run_session is not None and not self.app.run_session.finished
+
     def refresh_status(self) -> None:
         """Every poll interval, and back from a run: read the station (and the plan files'
         stamps) again."""
-        if self.app.run_session is not None and not self.app.run_session.finished:
-            return
-        self.poll()
+        if not self._run_going():
+            self.poll()
 
     def action_refresh(self) -> None:
         """ctrl+r: read the instruments now, and the plan list again."""
-        if self.app.run_session is not None and not self.app.run_session.finished:
-            return
-        self.load_catalog()
+        if not self._run_going():
+            self.load_catalog()
 
     def action_start(self) -> None:
         entry = self.selected_plan

@@ -83,7 +83,7 @@ def _bench_in_use(fixture: Any) -> str | None:
 
 
 def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None = None) -> StationStatus:
-    from labctl.instruments.preflight import EXPIRED, preflight
+    from labctl.instruments.preflight import preflight
     from labctl.instruments.station import open_station
     from labctl.launch import ALLOW_EXPIRED
 
@@ -103,13 +103,12 @@ def poll_station(fixture: Any, loaded_plan: Any = None, *, today: dt.date | None
             asset = binding.asset
             due = getattr(asset, "calibration_due", None)
             errors = "; ".join(r.problems) if r.problems else "empty"
-            expired = [p for p in r.problems if p.startswith(EXPIRED)]
             rows.append(InstrumentStatus(
                 role=r.role, driver=r.driver, resource=r.resource, status=r.status, model=r.model,
                 serial=r.serial, asset_serial=str(getattr(asset, "serial", "") or ""),
                 calibration_due=due.isoformat() if due else "", errors=errors,
-                detail="; ".join(r.warnings + r.notes), expired=expired[0].split(" (")[0] if expired else "",
-                only_expired=bool(expired) and len(r.problems) == len(expired)))
+                detail="; ".join(r.warnings + r.notes), expired=r.expired,
+                only_expired=bool(r.expired) and len(r.problems) == 1))
             for note in r.notes:
                 if note.startswith("console id:"):
                     dut_detail = note.removeprefix("console id:").strip()
