@@ -35,38 +35,36 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
     if not fixture.roles:
         raise FixtureError("the fixture has no roles to serve", file=fixture_path)
     lab = SimulatedLab(fixture, dut_serial=dut)
+    from labctl.signals import SignalRelay
+
     stop = threading.Event()
 
-    def _on_signal(signum: int, frame: object) -> None:
-        stop.set()
+    # stop.set() in a thread of its own: in a handler it could deadlock on the lock stop.wait holds
+    with SignalRelay((signal.SIGINT, signal.SIGTERM), lambda _signum: stop.set(), name="labctl-sim-signals"):
+        try:
+            lab.start()
+            scale = lab.clock.scale
+            from labctl.sim.faults import describe_dut
 
-    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        lab.start()
-        scale = lab.clock.scale
-        from labctl.sim.faults import describe_dut
-
-        if lab.rack is not None:
-            click.echo(f"simulated lab of station {fixture.station}: {len(lab.rack.bays)} boards in one chamber, "
-                       f"time x{scale:g}")
-            for slot, bay in lab.rack.bays.items():
-                click.echo(f"  slot {slot:<4} DUT {bay.dut.serial} ({describe_dut(bay.dut.variant, bay.dut.faults)})")
-        else:
-            what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
-            click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
-        drivers = {role: b.driver for role, b in fixture.roles.items()}
-        drivers.update({f"{s.id}/{role}": b.driver for s in fixture.slots for role, b in s.roles.items()})
-        for role, address in lab.addresses.items():
-            click.echo(f"  {role:<8} {drivers[role]:<18} {address}")
-        if lab.control_path:
-            click.echo(f"  control  (labctl sim state|inject|clear|dut) {lab.control_path}")
-        click.echo("serving; Ctrl-C to stop", err=True)
-        while not stop.wait(0.2):
-            pass
-    finally:
-        lab.stop()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+            if lab.rack is not None:
+                click.echo(f"simulated lab of station {fixture.station}: {len(lab.rack.bays)} boards in one chamber, "
+                           f"time x{scale:g}")
+                for slot, bay in lab.rack.bays.items():
+                    click.echo(f"  slot {slot:<4} DUT {bay.dut.serial} ({describe_dut(bay.dut.variant, bay.dut.faults)})")
+            else:
+                what = describe_dut(lab.bench.dut.variant, lab.bench.dut.faults)
+                click.echo(f"simulated lab of station {fixture.station}: DUT {lab.dut_serial} ({what}), time x{scale:g}")
+            drivers = {role: b.driver for role, b in fixture.roles.items()}
+            drivers.update({f"{s.id}/{role}": b.driver for s in fixture.slots for role, b in s.roles.items()})
+            for role, address in lab.addresses.items():
+                click.echo(f"  {role:<8} {drivers[role]:<18} {address}")
+            if lab.control_path:
+                click.echo(f"  control  (labctl sim state|inject|clear|dut) {lab.control_path}")
+            click.echo("serving; Ctrl-C to stop", err=True)
+            while not stop.wait(0.2):
+                pass
+        finally:
+            lab.stop()
     click.echo("simulated lab stopped", err=True)
 
 

@@ -66,8 +66,9 @@ class AbortController:
     def on_request(self, listener: Callable[[AbortReason], None]) -> Callable[[], None]:
         """Call ``listener(reason)`` when the abort is requested (at once if it already was).
 
-        Listeners run in the requesting thread — possibly a signal handler — so they must
-        only hand the work over (set an event), never block. Returns a function removing it.
+        Listeners run in the requesting thread — possibly the thread relaying a signal
+        (:mod:`labctl.signals`) — so they must only hand the work over (set an event), never
+        block. Returns a function removing it.
         """
         with self._lock:
             self._listeners.append(listener)
@@ -153,11 +154,11 @@ def abort_on_signals(
     """Turn the abort signals into abort requests while the block runs (main thread only).
 
     The first signal requests the abort; later ones only say that teardown is running.
-    SIGHUP also detaches the process from its (closed) terminal.
+    SIGHUP also detaches the process from its (closed) terminal. The work is done in a
+    thread of its own (:class:`labctl.signals.SignalRelay`), never inside the main thread's
+    locks, which a handler running in the main thread could deadlock on.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    from labctl.signals import SignalRelay
 
     def say(text: str) -> None:
         if notify is not None:
@@ -168,7 +169,7 @@ def abort_on_signals(
                 pass
         _safe_print(text)
 
-    def handler(signum: int, _frame: object) -> None:
+    def on_signal(signum: int) -> None:  # in the relay's thread, never inside the main thread's locks
         controller.signals_seen += 1
         name = signal.Signals(signum).name
         if signum == signal.SIGHUP:
@@ -178,11 +179,5 @@ def abort_on_signals(
         else:
             say(f"{name} again: already aborting; safe-state actions still run, please wait")
 
-    previous = {sig: signal.getsignal(sig) for sig in signals}
-    for sig in previous:
-        signal.signal(sig, handler)
-    try:
+    with SignalRelay(signals, on_signal, name="labctl-abort-signals"):
         yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)

@@ -105,7 +105,8 @@ class Agent:
 
     # -- signals -----------------------------------------------------------------------------
 
-    def _on_signal(self, signum: int, _frame: object) -> None:
+    def _on_signal(self, signum: int) -> None:
+        """In the signal relay's thread (:mod:`labctl.signals`), never inside the main thread's locks."""
         self.signals_seen += 1
         name = signal.Signals(signum).name
         if signum == signal.SIGHUP:  # the terminal is gone: output must not fail or block on it
@@ -129,9 +130,19 @@ class Agent:
 
     def run(self) -> int:
         """Serve the station until stopped; returns the exit code (0: stopped cleanly)."""
-        previous = {}
-        if threading.current_thread() is threading.main_thread():
-            previous = {sig: signal.signal(sig, self._on_signal) for sig in STOP_SIGNALS}
+        from labctl.signals import SignalRelay
+
+        with SignalRelay(STOP_SIGNALS, self._on_signal, name="labctl-agent-signals") as relay:
+            try:
+                return self._run()
+            finally:
+                # Stopped by a signal, the process only ends from here: a late press (Ctrl-C twice)
+                # is ignored. Not the agent's handler: Python's finalization resets every Python-level
+                # handler to the default, which would turn a press that lands then into a death by
+                # SIGINT instead of the clean exit 0.
+                relay.ignore_on_exit = self.signals_seen > 0
+
+    def _run(self) -> int:
         waker = None
         beat = None
         try:
@@ -157,14 +168,6 @@ class Agent:
                     pass
                 self.store.close()
             self.say(f"agent stopped ({self.stop_reason or 'done'}); {self.jobs_done} job(s) run")
-            for sig, old in previous.items():
-                if self.signals_seen:
-                    # Stopped by a signal, the process only ends from here: a late press (Ctrl-C
-                    # twice) is ignored. Not the agent's handler: Python's finalization resets
-                    # every Python-level handler to the default, which would turn a press that
-                    # lands then into a death by SIGINT instead of the clean exit 0.
-                    old = signal.SIG_IGN
-                signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
     def _connect_and_register(self) -> bool:
         from labctl.store import open_store

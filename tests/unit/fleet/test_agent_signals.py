@@ -25,7 +25,7 @@ def test_a_signal_stop_ignores_late_presses(tmp_path):
     agent = _agent(tmp_path, said)
     before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     try:
-        agent._on_signal(signal.SIGINT, None)  # the first press, as the handler receives it
+        agent._on_signal(signal.SIGINT)  # the first press, as the signal relay delivers it
         assert agent.run() == 0
         assert {signal.getsignal(sig) for sig in STOP_SIGNALS} == {signal.SIG_IGN}
         signal.raise_signal(signal.SIGINT)  # the second press, after the stop: no KeyboardInterrupt
@@ -41,7 +41,7 @@ from labctl.fleet.agent import Agent
 from labctl.resources import builtin_file
 agent = Agent(str(builtin_file("fixtures", "sim-bench.yaml")), str(Path(sys.argv[1]) / "never.db"),
               workdir=Path(sys.argv[1]), say=lambda text: None)
-agent._on_signal(2, None)  # stopped by a first Ctrl-C
+agent._on_signal(2)  # stopped by a first Ctrl-C
 code = agent.run()
 print("stopped", flush=True)
 sys.exit(code)
