@@ -11,7 +11,7 @@ from textual.widgets import DataTable, RichLog, Tree
 from labctl.engine import events as ev
 from labctl.instruments.sessionlog import SessionLog
 from labctl.tui import LabctlApp, TuiConfig
-from tests.e2e.tui_support import columns_in_view, pilot_test
+from tests.e2e.tui_support import columns_in_view, pilot_test, wait_for
 
 RUN = "0000long00000001"
 
@@ -59,7 +59,9 @@ async def _run_screen(pilot: Any) -> Any:
 async def _feed(pilot: Any, screen: Any, events: list[Any]) -> None:
     for e in events:
         screen.session.push(e)
-    await pilot.pause(0.3)  # one batch applied (at most every 0.1 s), then the tree's refresh
+    # the screen takes the buffered events in batches (at most every 0.1 s) however loaded the host
+    await wait_for(pilot, lambda: not screen.session._buffer, "the run screen to take the events", timeout=30)
+    await pilot.pause(0.3)  # the batch applied, then the tree's refresh
     await pilot.pause()
 
 
@@ -155,13 +157,16 @@ async def test_the_instrument_io_pane_follows_the_current_step():
         def shown() -> list[str]:
             return [line.text for line in screen.query_one("#run-log", RichLog).lines]
 
+        # the pane is redrawn on the screen's 0.25 s tick: wait for it (a loaded CI host may be late)
         step_with_io("rails_hbm", 112, 5)
         await _feed(pilot, screen, feed.take())
-        assert shown()[:2] == ["daq → MEAS:VOLT:DC? AUTO,DEF,(@112)", "daq ← +0.1120E+00"] and len(shown()) == 10
+        await wait_for(pilot, lambda: len(shown()) == 10, "the first step's I/O in the pane", timeout=30)
+        assert shown()[:2] == ["daq → MEAS:VOLT:DC? AUTO,DEF,(@112)", "daq ← +0.1120E+00"], shown()
         feed.events.append(ev.StepEnded(run_id=RUN, time=feed.t, step_key="steps/rails_hbm#1",
                                         outcome=ev.StepOutcome.PASS, duration=0.5))
         step_with_io("rails_io", 113, 3)  # the next step: its own I/O, from its first command
         await _feed(pilot, screen, feed.take())
+        await wait_for(pilot, lambda: "(@113)" in "".join(shown()), "the next step's I/O in the pane", timeout=30)
         assert shown() == [line for i in range(3) for line in
                            ("daq → MEAS:VOLT:DC? AUTO,DEF,(@113)", f"daq ← +0.113{i}E+00")], shown()
 

@@ -64,7 +64,11 @@ class AgentProcess:
 
     def wait(self, timeout: float) -> int:
         assert self.proc is not None
-        return self.proc.wait(timeout=timeout)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the agent did not end within {timeout:g} s; its output:\n"
+                                 + self.output()[-4000:]) from None
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
