@@ -41,8 +41,9 @@ def test_demo_and_run_write_html_reports_and_print_their_paths(lab):
         assert path == (lab["tmp"] / name).resolve() and path.exists()
     demo = (lab["tmp"] / "demo.html").read_text()
     # The marginal board fails lane 3's BER when hot (45 degC). At 25 degC its lane is marginal:
-    # bit errors arrive as a Poisson count (labctl.sim.physics.link), and now and then one error in
-    # the window takes that corner over 1e-12 too (seen: 1.58e-12). Nothing else may fail.
+    # bit errors arrive as a Poisson process (labctl.sim.physics.link.ErrorArrivals, drawn from the
+    # lab's seed whatever the machine's load), and one error in the window would take that corner
+    # over 1e-12 too (1.58e-12). Nothing else may fail.
     section = demo[demo.index("Failures ("):]
     section = section[:section.index("</table>")]
     rows = [re.sub(r"<[^>]+>", " ", r) for r in re.findall(r"<tr class=\"FAIL\">(.*?)</tr>", section, re.S)]

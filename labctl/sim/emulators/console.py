@@ -11,7 +11,8 @@ from collections.abc import Callable
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import LineInstrument
 from labctl.sim.physics import constants as K
-from labctl.sim.physics.link import ber_from_q, poisson
+from labctl.sim.physics.dut import stable_seed
+from labctl.sim.physics.link import ErrorArrivals, ber_from_q
 
 BOARD = "ACCEL-SIM-X1"
 BOOTLOADER = "0.9.3"
@@ -33,6 +34,8 @@ class AccelConsole(LineInstrument):
 
     def reset(self) -> None:
         self._clear_checkers()
+        self._checks = 0
+        self._arrivals: list[ErrorArrivals] = []
         self._sampled: tuple[int, str] = (-1, "")  # (Bench.solves, reply) of the last sensors sampling
         self._die = (self.bench.board, self.bench.board.boots)  # the die the checkers run on, and its power-up
         if self._on_step not in self.bench.lane_listeners:
@@ -64,7 +67,7 @@ class AccelConsole(LineInstrument):
         bits = K.LINE_RATE * (t1 - t0)
         for i, q in enumerate(qs()):
             self.rx_bits[i] += bits
-            self.rx_errors[i] += poisson(self.bench.rng, bits * ber_from_q(q))
+            self.rx_errors[i] += self._arrivals[i].add(bits * ber_from_q(q))
 
     # -- dispatch -----------------------------------------------------------------------
     def handle(self, line: str) -> str | None:
@@ -182,6 +185,9 @@ class AccelConsole(LineInstrument):
         self.bench.board.tx_prbs = n
         self._clear_checkers()
         self._sampled = (-1, "")
+        self._checks += 1  # each start of the checkers draws its own error arrivals
+        self._arrivals = [ErrorArrivals(stable_seed(self.bench.seed, "bit errors", self.bench.dut.serial, "rx", i,
+                                                    self._checks)) for i in range(K.LANES)]
         self.checking = True
         return []
 

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument
 from labctl.sim.physics import constants as K
-from labctl.sim.physics.link import ber_from_q, eye_height_mv, eye_width_ui, poisson, sampled_q
+from labctl.sim.physics.dut import stable_seed
+from labctl.sim.physics.link import (
+    ErrorArrivals,
+    ber_from_q,
+    eye_height_mv,
+    eye_width_ui,
+    sampled_q,
+)
 from labctl.sim.scpi import Call, ScpiError, scpi
 from labctl.sim.scpi.values import mnemonic_matches, nr3, parse_choice, parse_string
 
@@ -39,6 +46,8 @@ class EdLane:
     threshold: float = 0.0  # V; the simulated eye is centred on 0 V
     clock_delay_mui: float = 0.0  # sampling phase from the eye centre, mUI
     clock_sel: str = "REC"
+    starts: int = 0  # measurements started: each draws its own error arrivals
+    arrivals: ErrorArrivals | None = None
 
     def clear(self) -> None:
         self.bits, self.errors, self.psloss_s, self.closs_s = 0.0, 0, 0.0, 0.0
@@ -81,7 +90,8 @@ class MP1900A(BenchInstrument):
             if synced and ber < K.SYNC_LOSS_BER:
                 bits = ed.bitrate * dur
                 ed.bits += bits
-                ed.errors += poisson(self.bench.rng, bits * ber)
+                if ed.arrivals is not None:
+                    ed.errors += ed.arrivals.add(bits * ber)
             else:
                 ed.psloss_s += dur
 
@@ -184,6 +194,9 @@ class MP1900A(BenchInstrument):
         with self.bench.lock:
             now = self.sync().t
             ed.clear()
+            ed.starts += 1
+            ed.arrivals = ErrorArrivals(stable_seed(self.bench.seed, "bit errors", self.bench.dut.serial, "ED",
+                                                    self.lanes.index(ed), ed.starts))
             ed.running = True
             ed.start_t = now
             ed.end_t = now + ed.period_s if ed.mode == "SING" else math.inf

@@ -63,3 +63,33 @@ def poisson(rng: random.Random, lam: float) -> int:
             p *= rng.random()
         return k
     return max(0, round(rng.gauss(lam, math.sqrt(lam))))
+
+
+class ErrorArrivals:
+    """The bit errors of one lane's checker as a Poisson process in expected errors.
+
+    ``add(lam)`` returns the errors among bits whose expected count is ``lam``. The arrivals
+    are drawn once, as exponential gaps in expected errors, so the count over a measurement
+    depends only on the expected errors it accumulated, never on how the simulation sliced
+    its time (how often instruments were polled, how loaded the machine was): a seeded lab
+    counts the same errors run after run. Beyond ``_MANY`` expected errors in one slice
+    (a lane far out of spec) the count is drawn at once, where slicing no longer matters."""
+
+    _MANY = 1000.0
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+        self._left = self._rng.expovariate(1.0)  # expected errors until the next arrival
+
+    def add(self, lam: float) -> int:
+        if lam <= 0:
+            return 0
+        if lam > self._MANY:
+            return poisson(self._rng, lam)
+        count = 0
+        while lam >= self._left:
+            lam -= self._left
+            count += 1
+            self._left = self._rng.expovariate(1.0)
+        self._left -= lam
+        return count

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 import threading
 
 import pytest
@@ -11,7 +13,7 @@ from labctl.sim.physics import constants as K
 from labctl.sim.physics.bench import Bench
 from labctl.sim.physics.chamber import ChamberAir
 from labctl.sim.physics.dut import DutParams
-from labctl.sim.physics.link import ber_from_q, poisson
+from labctl.sim.physics.link import ErrorArrivals, ber_from_q, poisson
 
 
 def make_bench(*faults: str, serial: str = "UNIT-0001") -> tuple[Bench, ManualClock]:
@@ -104,6 +106,23 @@ def test_ber_model_and_poisson_counts():
     assert poisson(rng, 0.0) == 0
     big = [poisson(rng, 1e4) for _ in range(200)]
     assert sum(big) / len(big) == pytest.approx(1e4, rel=0.01)
+
+
+def test_bit_errors_do_not_depend_on_how_the_simulation_slices_time():
+    """The same measurement polled once or a thousand times (a busy machine or an idle one)
+    counts the same errors; over many lanes the counts are Poisson with the expected mean."""
+    for seed in range(200):
+        whole, sliced = ErrorArrivals(seed), ErrorArrivals(seed)
+        coarse = whole.add(2.5)
+        fine = sum(sliced.add(2.5 / 1000) for _ in range(1000))
+        assert coarse == fine, seed
+    counts = [ErrorArrivals(seed).add(0.05) for seed in range(20000)]
+    assert sum(counts) / len(counts) == pytest.approx(0.05, rel=0.15)
+    assert sum(c == 0 for c in counts) / len(counts) == pytest.approx(math.exp(-0.05), rel=0.01)
+    lots = [ErrorArrivals(seed).add(4.0) for seed in range(4000)]
+    assert statistics.pvariance(lots) == pytest.approx(4.0, rel=0.1)  # Poisson: variance = mean
+    assert ErrorArrivals(1).add(0.0) == 0
+    assert ErrorArrivals(1).add(1e6) == pytest.approx(1e6, rel=0.01)  # far out of spec: drawn at once
 
 
 def test_low_io_rail_and_heat_degrade_q():
