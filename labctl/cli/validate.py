@@ -150,9 +150,23 @@ def _per_slot(check: Any, fixture: Any) -> tuple[Any, list[Any]]:
     return loaded, errors
 
 
+def _as_written(value: Any) -> str:
+    """A parameter's value as a plan would write it: ``true``, ``null``, ``[1 V, 2 V]``, not
+    Python's ``True``, ``None``, ``['1 V', '2 V']``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_as_written(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_as_written(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
 def _show(loaded: Any) -> None:
     for name, value in loaded.parameters.items():
-        click.echo(f"      parameter {name} = {value}")
+        click.echo(f"      parameter {name} = {_as_written(value)}")
     for line in loaded.describe_expansion():
         click.echo(f"    {line}")
 

@@ -147,6 +147,17 @@ def test_show_prints_parameters_and_run_order(labctl):
     assert "perf_per_watt (power.perf_per_watt) [ambient=0 degC]" in out and "(skipped: when is false)" in out
 
 
+def test_show_writes_parameters_as_a_plan_would(labctl, tmp_path):
+    plan = tmp_path / "p.yaml"
+    plan.write_text('name: p\nversion: "1"\nparameters:\n  fast: true\n  spare: null\n  lanes: [1, 2]\n'
+                    "  opts: {hot: false}\nsteps:\n  - {id: a, check: set, args: {target: dut.workload, value: idle}}\n")
+    res = labctl("validate", str(plan), "--show")
+    assert res.returncode == 0, res.stderr
+    shown = [line.strip() for line in res.stdout.splitlines() if line.strip().startswith("parameter ")]
+    assert shown == ["parameter fast = true", "parameter spare = null", "parameter lanes = [1, 2]",
+                     "parameter opts = {hot: false}"]
+
+
 def test_github_annotations(labctl):
     res = labctl("validate", "tests/data/plans/safety.yaml", "--format", "github")
     assert res.returncode == 4
