@@ -115,6 +115,7 @@ class PowerOnArgs(CheckArgs):
         "input_voltage": Measure("voltage", "V", "input voltage after settling"),
         "ovp_level": Measure("voltage", "V", "over-voltage protection the supply was given before switching on"),
         "ocp_current": Measure("current", "A", "current at which the supply's own OCP turns the output off (0: OCP off)"),
+        "ocp_delay": Measure("time", "s", "how long the supply's OCP tolerates the current limit (read back; 0: trips at once)"),
     }
 
     def estimate_seconds(self) -> float:

@@ -100,6 +100,14 @@ def input_channel(ctx: Any, name: str = "VIN") -> tuple[Any, str]:
     return ctx.role("psu"), "1"
 
 
+def _ocp_delay_text(done: dict[str, Any]) -> str:
+    """How long the supply's OCP tolerates the limit, as read back (supplies with a delay)."""
+    if "ocp_delay" not in done:
+        return ""
+    delay = float(done["ocp_delay"])
+    return ", no delay" if delay == 0 else f" after {delay * 1000:g} ms"
+
+
 def switch_on(ctx: Any, psu: Any, channel: str, name: str) -> dict[str, Any]:
     """Switch a supply output on (the role programs the supply's protection first) and log
     what protects the board from then on, whatever happens to labctl."""
@@ -110,7 +118,8 @@ def switch_on(ctx: Any, psu: Any, channel: str, name: str) -> dict[str, Any]:
                 "warning")
         return done
     parts = [f"OVP {done['ovp_level']:g} V" if "ovp_level" in done else "",
-             (f"OCP on at {done['current_limit']:g} A" if done.get("ocp_enabled") else "OCP off") if "ocp_enabled" in done else "",
+             (f"OCP on at {done['current_limit']:g} A" + _ocp_delay_text(done) if done.get("ocp_enabled") else "OCP off")
+             if "ocp_enabled" in done else "",
              f"current limit {done['current_limit']:g} A"]
     ctx.log(f"{name}: supply protection programmed before switching on: {', '.join(p for p in parts if p)}")
     return done

@@ -67,6 +67,8 @@ def power_on(ctx: Any, args: Any) -> None:
     if "ocp_enabled" in protection:
         ctx.measure("ocp_current", protection["current_limit"] if protection["ocp_enabled"] else 0.0, "A",
                     labels={"rail": args.channel})
+    if "ocp_delay" in protection:
+        ctx.measure("ocp_delay", protection["ocp_delay"], "s", labels={"rail": args.channel})
     ctx.measure("inrush_peak", peak, "A", labels={"rail": args.channel})
     ctx.measure("input_voltage", float(psu.measure_voltage(ch)), "V", labels={"rail": args.channel})
     ctx.measure("input_current", float(psu.measure_current(ch)), "A", labels={"rail": args.channel})

@@ -38,7 +38,8 @@ def test_switching_on_programs_ovp_and_ocp_first(bench):
     assert psu.output("1") is True  # orders the station's writes before the independent read
     assert float(scpi.query("VOLT:PROT? (@1)")) == pytest.approx(5.7)  # 5 V x 1.1 + 0.2 V
     assert scpi.query("CURR:PROT:STAT? (@1)") == "1"
-    assert psu.protection("1") == {"ovp_level": pytest.approx(5.7), "ocp_enabled": True, "current_limit": 4.0}
+    assert psu.protection("1") == {"ovp_level": pytest.approx(5.7), "ocp_delay": 0.0, "ocp_enabled": True,
+                                    "current_limit": 4.0}
 
 
 def test_plan_ovp_and_ocp_off_are_programmed_as_asked(bench):
@@ -98,7 +99,7 @@ def test_a_run_records_the_protection_it_programmed(labctl, tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     assert "ovp_level (rail=VIN) = 5.7 V" in res.stdout
     rows = dict(sqlite3.connect(db).execute(
-        "select name, value from measurements where name in ('ovp_level', 'ocp_current')").fetchall())
-    assert rows == {"ovp_level": pytest.approx(5.7), "ocp_current": 5.0}
+        "select name, value from measurements where name in ('ovp_level', 'ocp_current', 'ocp_delay')").fetchall())
+    assert rows == {"ovp_level": pytest.approx(5.7), "ocp_current": 5.0, "ocp_delay": 0.0}
     logs = [m for (m,) in sqlite3.connect(db).execute("select message from logs")]
-    assert "VIN: supply protection programmed before switching on: OVP 5.7 V, OCP on at 5 A, current limit 5 A" in logs
+    assert "VIN: supply protection programmed before switching on: OVP 5.7 V, OCP on at 5 A, no delay, current limit 5 A" in logs

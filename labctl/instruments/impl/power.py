@@ -14,7 +14,9 @@ class ProfilePowerSupply(RoleImpl):
     """A supply served by a profile. Switching an output on first programs the supply's own
     protection (profiles with ``ovp_level``/``ocp_enabled``), so the hardware keeps protecting
     the board whatever happens to labctl: OVP at the plan's ``ovp`` or setpoint x 1.1 + 0.2 V,
-    OCP on (unless the plan says ``ocp: false``) at the current limit. Supplies whose OVP is
+    OCP on (unless the plan says ``ocp: false``) at the current limit, with no delay where the
+    supply has one (``ocp_delay``: the E36300 tolerates 50 ms at the limit by default, longer
+    than a board's inrush). Supplies whose OVP is
     armed apart (``ovp_enabled``) or whose OCP trips at a level of its own (``ocp_level``, the
     DP800) get those programmed too: armed, and the OCP level at the current limit."""
 
@@ -58,6 +60,9 @@ class ProfilePowerSupply(RoleImpl):
                 bounds = self.profile.properties["ocp_level"].limits(ch)
                 level = min(max(limit, bounds[0]), bounds[1]) if bounds else limit
                 self._set("ocp_level", level, ch)
+            if ocp and self.has("ocp_delay"):  # trip at the limit, not after the default delay (E36300: 50 ms)
+                self._set("ocp_delay", 0.0, ch)
+                done["ocp_delay"] = float(self._get("ocp_delay", ch))
             self._set("ocp_enabled", ocp, ch)
             done["ocp_enabled"] = bool(self._get("ocp_enabled", ch))
         if done:

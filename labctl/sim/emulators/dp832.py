@@ -44,6 +44,7 @@ class DP832(E36312A):
     model = "DP832"
     firmware = "00.01.14"
     default_serial = "DP8C000000001"
+    ocp_delay_default = 0.0  # no OCP delay: the protection trips at once
 
     def reset(self) -> None:
         with self.bench.lock:

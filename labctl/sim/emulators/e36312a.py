@@ -4,14 +4,17 @@ CH1 feeds the board's VIN; CH2 and CH3 are open. CV/CC behaviour, OVP and OCP tr
 manual has them: a trip turns the output off (``OUTP?`` reads 0, ``…:PROT:TRIP?`` 1); an output
 cannot be switched on while tripped; ``OUTP:PROT:CLE`` clears the trip once its cause is gone
 and the output stays off until switched on again. OCP trips when the output would go into
-constant current (CH1 from the board's draw, CH2/CH3 from their load resistors).
+constant current (CH1 from the board's draw, CH2/CH3 from their load resistors) for longer
+than its delay (below).
 
 Each output has a questionable status register (``STAT:QUES[:EVEN]? / :COND? / :ENAB / :PTR /
 :NTR``, addressed like the other commands by ``(@n)`` or the selected output): bit 0 (1) output
 disabled by over-voltage protection, bit 1 (2) by over-current protection, as long as the trip
 stands; a trip latches its event, ``*CLS`` or reading clears it, and an enabled event sets bit 3
-(QUES, 8) of ``*STB?``. ``CURR:PROT:DEL`` (0 to 0.255 s) and ``CURR:PROT:DEL:STAR SCH|CCTR`` are
-kept per output and read back.
+(QUES, 8) of ``*STB?``. ``CURR:PROT:DEL`` (0 to 0.255 s, 50 ms after *RST) is how long the
+output may sit at its current limit before OCP trips, counted from the last settings change
+(``CURR:PROT:DEL:STAR SCH``, the default: output on, voltage or current set) or from entering
+constant current (``CCTR``); kept per output and read back.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class E36312A(QuestionableStatus, BenchInstrument):
     #: setpoints go this far beyond the rating (6.18 V / 5.15 A, 25.75 V / 1.03 A, as the
     #: driver profile's ranges); the E3631A's channels carry theirs in their ratings
     over_range = 1.03
+    #: ``CURR:PROT:DEL`` after *RST; supplies without an OCP delay (DP800, E3631A) trip at once
+    ocp_delay_default = OCP_DELAY_DEFAULT
 
     def reset(self) -> None:
         self.selected = 1
@@ -63,8 +68,8 @@ class E36312A(QuestionableStatus, BenchInstrument):
         with self.bench.lock:
             for ch in self.bench.psu.values():
                 ch.reset()
-        self.ocp_delay = dict.fromkeys(self.bench.psu, OCP_DELAY_DEFAULT)
-        self.ocp_delay_start = dict.fromkeys(self.bench.psu, "SCH")
+            for ch in self.bench.psu.values():
+                ch.ocp_delay = self.ocp_delay_default
         if getattr(self, "ques", None) is None:  # status registers outlive *RST (IEEE 488.2)
             self.ques = {n: StatusRegister() for n in self.bench.psu}
         self._latch_questionable()
@@ -103,10 +108,16 @@ class E36312A(QuestionableStatus, BenchInstrument):
         self._latch_questionable()  # (the physics trips CH1's OCP itself)
         return bench
 
+    def changed(self) -> None:
+        with self.bench.lock:  # a setting took effect at the model's present: the OCP delay starts there
+            for ch in self.bench.psu.values():
+                ch.note_settings(self.bench.t)
+        super().changed()
+
     def _judge_trips(self, bench: Bench) -> None:
         tripped = False
         for ch in bench.psu.values():
-            if ch.sourcing and ch.over_current(ch.i_out):
+            if ch.sourcing and ch.ocp_trips(ch.i_out, bench.t):
                 ch.ocp_tripped = True
             if ch.on and (ch.ovp_tripped or ch.ocp_tripped):
                 ch.on = False
@@ -251,7 +262,7 @@ class E36312A(QuestionableStatus, BenchInstrument):
     @scpi("[SOURce:]CURRent:PROTection:DELay[:TIME]")
     def ocp_delay_set(self, call: Call) -> None:
         for ch in self._channels(call):
-            self.ocp_delay[ch.number] = call.number(0, minimum=0.0, maximum=OCP_DELAY_MAX, default=OCP_DELAY_DEFAULT)
+            ch.ocp_delay = call.number(0, minimum=0.0, maximum=OCP_DELAY_MAX, default=OCP_DELAY_DEFAULT)
 
     @scpi("[SOURce:]CURRent:PROTection:DELay[:TIME]?")
     def ocp_delay_q(self, call: Call) -> str:
@@ -260,16 +271,16 @@ class E36312A(QuestionableStatus, BenchInstrument):
         if call.has(0):
             value = call.number(0, minimum=0.0, maximum=OCP_DELAY_MAX, default=OCP_DELAY_DEFAULT)
             return ",".join(nr3(value) for _ in chans)
-        return ",".join(nr3(self.ocp_delay[c.number]) for c in chans)
+        return ",".join(nr3(c.ocp_delay) for c in chans)
 
     @scpi("[SOURce:]CURRent:PROTection:DELay:STARt")
     def ocp_delay_start_set(self, call: Call) -> None:
         for ch in self._channels(call):
-            self.ocp_delay_start[ch.number] = parse_choice(call.arg(0), OCP_DELAY_STARTS)
+            ch.ocp_delay_from_cc = parse_choice(call.arg(0), OCP_DELAY_STARTS) == "CCTR"
 
     @scpi("[SOURce:]CURRent:PROTection:DELay:STARt?")
     def ocp_delay_start_q(self, call: Call) -> str:
-        return ",".join(self.ocp_delay_start[c.number] for c in self._channels(call))
+        return ",".join("CCTR" if c.ocp_delay_from_cc else "SCH" for c in self._channels(call))
 
     @scpi("OUTPut:PROTection:CLEar", "[SOURce:]VOLTage:PROTection:CLEar", "[SOURce:]CURRent:PROTection:CLEar")
     def prot_clear(self, call: Call) -> None:

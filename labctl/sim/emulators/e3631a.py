@@ -21,6 +21,7 @@ class E3631A(E36312A):
     firmware = "2.1-5.0-1.0"
     default_serial = "0"
     over_range = 1.0  # (its channels' ratings are the programmable limits already)
+    ocp_delay_default = 0.0  # no OCP delay: the protection trips at once
 
     def reset(self) -> None:
         with self.bench.lock:

@@ -236,7 +236,7 @@ class Bench:
         charging = node.charge_a
         if charging and i + charging >= ch1.i_set * 0.999:
             ch1.cc_mode = True  # the input capacitance charges at the current limit
-        if ch1.over_current(i):
+        if ch1.ocp_trips(i, now):
             ch1.ocp_tripped = True
             ch1.cc_mode = False
             ch1.v_out = ch1.i_out = 0.0

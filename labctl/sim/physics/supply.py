@@ -3,6 +3,7 @@ the emulators own the SCPI)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 
@@ -24,6 +25,11 @@ class PsuChannel:
     v_out: float = 0.0  # terminal voltage after the last solve
     i_out: float = 0.0
     cc_mode: bool = False
+    ocp_delay: float = 0.0  # s the trip condition is tolerated (E36300 `CURR:PROT:DEL`); 0: trips at once
+    ocp_delay_from_cc: bool = False  # the delay runs from entering the trip condition, not from a settings change
+    changed_at: float = -math.inf  # when output, voltage or current limit last changed (as first seen)
+    trip_condition_since: float | None = None  # since when the output is at its OCP trip point
+    _settings: tuple[bool, float, float] | None = None
 
     def __post_init__(self) -> None:
         self.reset()
@@ -39,6 +45,8 @@ class PsuChannel:
         self.ovp_tripped = self.ocp_tripped = False
         self.v_out = self.i_out = 0.0
         self.cc_mode = False
+        self.ocp_delay, self.ocp_delay_from_cc = 0.0, False
+        self.changed_at, self.trip_condition_since, self._settings = -math.inf, None, None
 
     @property
     def sourcing(self) -> bool:
@@ -59,6 +67,28 @@ class PsuChannel:
             return self.cc_mode or amps > self.i_set
         delivered = self.i_set if self.cc_mode else min(amps, self.i_set)
         return delivered >= self.ocp_level
+
+    def note_settings(self, now: float) -> None:
+        """Output, voltage or current limit changed since last noted: the OCP delay (settings
+        change) starts at ``now``. The emulator notes them after each setting command."""
+        settings = (self.on, self.v_set, self.i_set)
+        if settings != self._settings:
+            self._settings, self.changed_at = settings, now
+
+    def ocp_trips(self, amps: float, now: float) -> bool:
+        """The over-current protection trips at ``now``: the output is at its trip point
+        (:meth:`over_current`) and past the OCP delay. The delay runs from the last settings
+        change (output switched on, voltage or current limit set: the E36300's ``SCHange``, so a
+        board's inrush into the current limit right after switching on is tolerated) or, with
+        :attr:`ocp_delay_from_cc` (``CCTRans``), from entering the trip point."""
+        self.note_settings(now)
+        if not self.over_current(amps):
+            self.trip_condition_since = None
+            return False
+        if self.trip_condition_since is None:
+            self.trip_condition_since = now
+        since = self.trip_condition_since if self.ocp_delay_from_cc else self.changed_at
+        return now - since >= self.ocp_delay - 1e-9
 
 
 def e36312a_channels() -> dict[int, PsuChannel]:

@@ -61,7 +61,7 @@ def test_an_ocp_trip_sets_the_oc_bit_and_cls_clears_the_event(mvisa, mconsole, c
     psu = mvisa("psu")
     power_on(psu, clock=clock)
     psu.write("INST:NSEL 1")  # without a channel list the status commands address the selected output
-    psu.write("CURR:PROT:STAT ON,(@1);CURR 2,(@1)")
+    psu.write("CURR:PROT:DEL 0,(@1);CURR:PROT:STAT ON,(@1);CURR 2,(@1)")  # no delay: trips at once
     assert psu.query("*OPC?") == "1"
     mconsole.cmd("load stress 100")  # the board draws more than 2 A: constant current, OCP trips
     replies(psu, [("CURR:PROT:TRIP? (@1)", "1"), ("STAT:QUES:COND?", "2")])
@@ -80,3 +80,57 @@ def test_transition_filters_choose_which_edges_latch(mvisa):
     replies(psu, [("STAT:QUES:COND? (@1)", "0"), ("STAT:QUES? (@1)", "1")])  # the falling edge latched
     psu.write("STAT:PRES")
     replies(psu, [("STAT:QUES:PTR? (@1)", "32767"), ("STAT:QUES:NTR? (@1)", "0"), ("STAT:QUES:ENAB? (@1)", "0")])
+
+
+@pytest.fixture
+def ch2_into_10_ohm(fixture_path, clock, rm, request):
+    """The supply with a 10 ohm resistor on CH2, on a manual clock."""
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fixture = load_fixture(fixture_path)
+    fixture.roles["psu"].options["ch2_load_ohms"] = 10.0
+    lab = SimulatedLab(fixture, clock=clock)
+    lab.__enter__()
+    request.addfinalizer(lambda: lab.__exit__(None, None, None))
+    psu = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
+    request.addfinalizer(psu.close)
+    return psu
+
+
+def test_ocp_waits_its_delay_from_the_last_settings_change(ch2_into_10_ohm, clock):
+    """SCHange (the default, 50 ms): 5 V into 10 ohm at a 0.2 A limit sits in constant current;
+    OCP trips only once 50 ms have passed since the output went on. (Each setting is waited
+    for with *OPC? before the clock moves.)"""
+    psu = ch2_into_10_ohm
+    psu.write("VOLT 5,(@2);CURR 0.2,(@2);CURR:PROT:STAT ON,(@2);:OUTP ON,(@2)")
+    assert psu.query("*OPC?") == "1"
+    clock.advance(0.04)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "0"), ("OUTP? (@2)", "1")])
+    assert float(psu.query("MEAS:CURR? (@2)")) == pytest.approx(0.2, abs=0.005)  # regulating in CC meanwhile
+    clock.advance(0.02)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "1"), ("OUTP? (@2)", "0")])
+
+
+def test_a_settings_change_restarts_the_delay_and_cctrans_counts_from_entering_cc(ch2_into_10_ohm, clock):
+    psu = ch2_into_10_ohm
+    psu.write("VOLT 1,(@2);CURR 0.2,(@2);CURR:PROT:DEL 0.1,(@2);CURR:PROT:STAT ON,(@2);:OUTP ON,(@2)")
+    assert psu.query("*OPC?") == "1"
+    clock.advance(0.2)  # 0.1 A into 10 ohm: constant voltage, nothing to trip
+    psu.write("VOLT 5,(@2)")  # a settings change into constant current: the 100 ms start now
+    assert psu.query("*OPC?") == "1"
+    clock.advance(0.08)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "0")])
+    clock.advance(0.03)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "1")])
+    # CCTRans: the delay counts from entering constant current, not from the settings change
+    psu.write("OUTP:PROT:CLE (@2);VOLT 1,(@2);CURR:PROT:DEL:STAR CCTR,(@2);:OUTP ON,(@2)")
+    assert psu.query("*OPC?") == "1"
+    clock.advance(0.5)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "0")])
+    psu.write("CURR 0.05,(@2)")  # into CC now
+    assert psu.query("*OPC?") == "1"
+    clock.advance(0.09)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "0")])
+    clock.advance(0.02)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "1")])

@@ -45,6 +45,7 @@ def test_over_current_protection_trips_under_load(mvisa, mconsole, clock):
     power_on(psu, clock=clock)
     psu.write("CURR:PROT:STAT ON,(@1);CURR 2,(@1)")
     assert psu.query("*OPC?") == "1"
+    clock.advance(0.1)  # past the OCP delay (50 ms from the last settings change): a trip is at once
     mconsole.cmd("load stress 100")
     assert psu.query("CURR:PROT:TRIP? (@1)") == "1"
     assert psu.query("OUTP? (@1)") == "0"

@@ -62,7 +62,7 @@ def test_golden_inrush_is_a_peak_above_the_settled_current(mvisa, clock):
     assert 0.6 < settled < peak - 0.2
 
 
-def test_a_board_without_soft_start_charges_at_the_current_limit_and_trips_ocp(fixture_path, rm):
+def test_a_board_without_soft_start_charges_at_the_current_limit_and_trips_ocp_without_a_delay(fixture_path, rm):
     from labctl.clock import ManualClock
     from labctl.fixture import load_fixture
     from labctl.sim.lab import SimulatedLab
@@ -78,9 +78,17 @@ def test_a_board_without_soft_start_charges_at_the_current_limit_and_trips_ocp(f
             assert psu.query("STAT:QUES:INST:ISUM1:COND?") == "+1"  # constant current while charging
             clock.advance(1.0)
             assert float(psu.query("MEAS:CURR? (@1)")) < 1.3  # charged; the board runs
+            # OCP with its default delay (50 ms from switching on): the inrush is over in time
             assert psu.query("OUTP OFF,(@1);:CURR:PROT:STAT ON,(@1);*OPC?") == "1"
             clock.advance(1.0)
-            assert psu.query("OUTP ON,(@1);:CURR:PROT:TRIP? (@1)") == "1"  # OCP catches the inrush
+            assert psu.query("OUTP ON,(@1);:CURR:PROT:TRIP? (@1)") == "0"
+            assert psu.query("STAT:QUES:INST:ISUM1:COND?") == "+1"  # in constant current, tolerated
+            clock.advance(1.0)
+            assert psu.query("CURR:PROT:TRIP? (@1);:OUTP? (@1)") == "0;1"
+            # without a delay OCP catches the inrush at once
+            assert psu.query("OUTP OFF,(@1);:CURR:PROT:DEL 0,(@1);*OPC?") == "1"
+            clock.advance(1.0)
+            assert psu.query("OUTP ON,(@1);:CURR:PROT:TRIP? (@1)") == "1"
             assert psu.query("OUTP? (@1)") == "0"
         finally:
             psu.close()

@@ -23,10 +23,13 @@ def test_keysight_e36312a_power_supply():
     pairs = [
         ("VOLT 5,(@1)", None),
         ("CURR 2.5,(@1)", None),
-        # protection first, from the setpoints: OVP 5 V x 1.1 + 0.2 V, OCP on at the limit
+        # protection first, from the setpoints: OVP 5 V x 1.1 + 0.2 V, OCP on at the limit with
+        # no delay (the E36300's default 50 ms would let an inrush sit at the limit)
         ("VOLT? (@1)", "+5.00000000E+00"),
         ("VOLT:PROT 5.7,(@1)", None),
         ("VOLT:PROT? (@1)", "+5.70000000E+00"),
+        ("CURR:PROT:DEL 0,(@1)", None),
+        ("CURR:PROT:DEL? (@1)", "+0.00000000E+00"),
         ("CURR:PROT:STAT 1,(@1)", None),
         ("CURR:PROT:STAT? (@1)", "1"),
         ("CURR? (@1)", "+2.50000000E+00"),
@@ -58,7 +61,7 @@ def test_keysight_e36312a_power_supply():
         assert psu.measure_voltage("1") == pytest.approx(4.9987)
         assert psu.measure_current("1") == pytest.approx(1.012)
         assert psu.protection_tripped("1") is False
-        assert psu.protection("1") == {"ovp_level": 5.7, "ocp_enabled": True, "current_limit": 2.5}
+        assert psu.protection("1") == {"ovp_level": 5.7, "ocp_delay": 0.0, "ocp_enabled": True, "current_limit": 2.5}
         assert psu.safe_state() == ["OUTP 0,(@1)", "OUTP 0,(@2)", "OUTP 0,(@3)", "output = OFF on channels 1,2,3 (read back)"]
         errors = psu.drain_errors()
         assert [(e.code, e.message) for e in errors] == [(-222, "Data out of range")]
