@@ -90,5 +90,17 @@ class SignalRelay:
                     return
                 try:
                     self.callback(signum)
-                except Exception:  # noqa: BLE001 - the relay must outlive a failing callback
-                    pass
+                except Exception as exc:  # noqa: BLE001 - the relay must outlive a failing callback
+                    _report(signum, exc)
+
+
+def _report(signum: int, exc: Exception) -> None:
+    """A callback that failed says so on stderr (never silently: that signal did nothing)."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    try:
+        os.write(2, f"labctl: handling {name} failed: {type(exc).__name__}: {exc}\n".encode(errors="replace"))
+    except OSError:
+        pass

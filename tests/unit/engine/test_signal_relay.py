@@ -38,3 +38,31 @@ def test_a_signal_landing_while_the_run_holds_the_abort_lock_still_aborts(held, 
         pytest.fail(f"{sig} landing while the main thread held the {held} lock hung the process")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.startswith(f"aborted {sig} received: aborting to the safe state"), res.stdout + res.stderr
+
+
+RELAY_CHILD = textwrap.dedent("""
+    import os, signal, threading, time
+    from labctl.signals import SignalRelay
+
+    got = []
+    done = threading.Event()
+
+    def callback(signum):
+        got.append(signum)
+        if len(got) == 1:
+            raise RuntimeError("broken handler")
+        done.set()
+
+    with SignalRelay((signal.SIGUSR1,), callback):
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGUSR1)
+        print("delivered twice" if done.wait(20) else "second lost", flush=True)
+""")
+
+
+def test_a_failing_callback_is_reported_and_the_next_signal_still_arrives():
+    res = subprocess.run([sys.executable, "-c", RELAY_CHILD], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "delivered twice"
+    assert "labctl: handling SIGUSR1 failed: RuntimeError: broken handler" in res.stderr
