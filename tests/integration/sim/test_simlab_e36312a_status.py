@@ -95,6 +95,7 @@ def ch2_into_10_ohm(fixture_path, clock, rm, request):
     request.addfinalizer(lambda: lab.__exit__(None, None, None))
     psu = rm.open_resource(lab.addresses["psu"], read_termination="\n", write_termination="\n", timeout=2000)
     request.addfinalizer(psu.close)
+    psu.lab = lab  # the bench, to change the resistor on CH2 by hand
     return psu
 
 
@@ -123,7 +124,7 @@ def test_a_settings_change_restarts_the_delay_and_cctrans_counts_from_entering_c
     replies(psu, [("CURR:PROT:TRIP? (@2)", "0")])
     clock.advance(0.03)
     replies(psu, [("CURR:PROT:TRIP? (@2)", "1")])
-    # CCTRans: the delay counts from entering constant current, not from the settings change
+    # CCTRans here enters constant current by a setting: the delay counts from there too
     psu.write("OUTP:PROT:CLE (@2);VOLT 1,(@2);CURR:PROT:DEL:STAR CCTR,(@2);:OUTP ON,(@2)")
     assert psu.query("*OPC?") == "1"
     clock.advance(0.5)
@@ -133,4 +134,31 @@ def test_a_settings_change_restarts_the_delay_and_cctrans_counts_from_entering_c
     clock.advance(0.09)
     replies(psu, [("CURR:PROT:TRIP? (@2)", "0")])
     clock.advance(0.02)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "1")])
+
+
+def _swap_resistor(psu, ohms: float) -> None:
+    """Another resistor on CH2: the output enters constant current with no settings change."""
+    bench = psu.lab.bench
+    with bench.lock:
+        bench.update()
+        bench.psu_loads[2] = ohms
+        bench.touch()
+
+
+@pytest.mark.parametrize("start, trips_at_once", [("SCH", True), ("CCTR", False)])
+def test_entering_cc_long_after_the_last_setting_trips_at_once_only_with_sch(ch2_into_10_ohm, clock, start,
+                                                                              trips_at_once):
+    """SCH: the delay ran out 100 ms after the output went on, so a load step into constant
+    current later trips at once. CCTR: the delay starts at that entry into constant current."""
+    psu = ch2_into_10_ohm
+    psu.write(f"VOLT 1,(@2);CURR 0.2,(@2);CURR:PROT:DEL 0.1,(@2);CURR:PROT:DEL:STAR {start},(@2);"
+              "CURR:PROT:STAT ON,(@2);:OUTP ON,(@2)")
+    assert psu.query("*OPC?") == "1"
+    clock.advance(1.0)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "0")])  # 0.1 A into 10 ohm: constant voltage
+    _swap_resistor(psu, 2.0)  # 0.5 A wanted, 0.2 A allowed
+    clock.advance(0.01)
+    replies(psu, [("CURR:PROT:TRIP? (@2)", "1" if trips_at_once else "0")])
+    clock.advance(0.1)
     replies(psu, [("CURR:PROT:TRIP? (@2)", "1")])
