@@ -68,7 +68,6 @@ class E36312A(QuestionableStatus, BenchInstrument):
         with self.bench.lock:
             for ch in self.bench.psu.values():
                 ch.reset()
-            for ch in self.bench.psu.values():
                 ch.ocp_delay = self.ocp_delay_default
         if getattr(self, "ques", None) is None:  # status registers outlive *RST (IEEE 488.2)
             self.ques = {n: StatusRegister() for n in self.bench.psu}
