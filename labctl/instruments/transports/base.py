@@ -22,6 +22,7 @@ from typing import Any
 
 from labctl.errors import InstrumentDisconnected, InstrumentError, InstrumentTimeout
 from labctl.instruments.sessionlog import SessionLog
+from labctl.instruments.transports.watch import WatchTrial
 
 #: the longest ``reply_spin`` a transport takes (seconds): watching longer costs more CPU than a
 #: wake-up ever does
@@ -64,6 +65,7 @@ class Transport(ABC):
             raise ValueError(f"reply_spin must be between 0 and {MAX_REPLY_SPIN} s")
         self.reply_spin = float(reply_spin)
         self._spin_skip = 0  # queries left to wait for without watching first (a slow instrument)
+        self.watch_trial = WatchTrial()  # whether watching pays on this connection (measured)
         self.options = dict(options or {})
         self._lock = threading.RLock()
         self._open_ok = False
@@ -103,6 +105,7 @@ class Transport(ABC):
                 ) from None
             self._open_ok = True
             self._stale = False
+            self.watch_trial.reset()
             return self
 
     def close(self) -> None:
@@ -235,10 +238,17 @@ class Transport(ABC):
     def _read(self) -> str: ...
 
     def _query(self, command: str) -> str:
+        if not self.reply_spin or not self._can_peek:
+            self._write(command)
+            return self._read()
+        trial = self.watch_trial
+        start = time.perf_counter()
         self._write(command)
-        if self.reply_spin:
+        if trial.watch():
             self._watch_for_reply()
-        return self._read()
+        reply = self._read()
+        trial.took(time.perf_counter() - start)
+        return reply
 
     def _watch_for_reply(self) -> None:
         """Watch for the reply for up to :attr:`reply_spin` seconds before :meth:`_read` blocks.
@@ -249,14 +259,13 @@ class Transport(ABC):
         connection, without sleeping) sees the reply as it lands. An instrument that did not
         answer within the watch is waited for without watching for the next
         :data:`SPIN_BACKOFF` queries, so a slow one costs one watch in ``SPIN_BACKOFF + 1``
-        queries."""
+        queries. Whether a query watches at all is :attr:`watch_trial`'s to say (where
+        watching does not pay on this machine, the queries sleep)."""
         if self._spin_skip:
             self._spin_skip -= 1
             return
-        if not self._can_peek:
-            return
         deadline = time.perf_counter() + self.reply_spin
-        pending = self._pending
+        pending = self._reply_waiting
         try:
             while not pending():
                 if time.perf_counter() >= deadline:
@@ -282,6 +291,11 @@ class Transport(ABC):
     def _pending(self) -> bool:
         """Subclasses that can tell whether input is waiting, do (and set :attr:`_can_peek`)."""
         return False
+
+    def _reply_waiting(self) -> bool:
+        """:meth:`_pending` for the watch, looked at again and again (a subclass may have a
+        cheaper look that also says True at the connection's end: the read reports that)."""
+        return self._pending()
 
     #: :meth:`_pending` can tell, without waiting, that input has arrived (``reply_spin`` is
     #: ignored where it cannot)

@@ -8,6 +8,7 @@ USB, GPIB and ASRL resources alike.
 from __future__ import annotations
 
 import os
+import select
 import socket
 import threading
 from typing import Any
@@ -131,6 +132,21 @@ class VisaTransport(Transport):
             return bool(sock.recv(1, _PEEK))
         except (BlockingIOError, InterruptedError):
             return False
+
+    def _reply_waiting(self) -> bool:
+        """The watch's look: pyvisa-py's buffer, then ``poll`` on the socket, which (unlike a
+        peeking ``recv``) does not lock the socket against the reply arriving meanwhile."""
+        _inst, session, sock = self._peek_target()
+        if session is not None and getattr(session, "_pending_buffer", None):
+            return True
+        if sock is None:
+            return False
+        poller = self.__dict__.get("_poller")
+        if poller is None or poller[0] is not sock:
+            poll = select.poll()
+            poll.register(sock, select.POLLIN)
+            poller = self._poller = (sock, poll.poll)
+        return bool(poller[1](0))
 
     # pyvisa-py internals, used only when present (other backends simply skip these checks).
     def _session(self) -> Any:

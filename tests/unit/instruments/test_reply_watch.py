@@ -118,3 +118,74 @@ def test_role_option_sets_the_watch_and_a_bad_value_is_one_clear_line():
         with pytest.raises(FixtureError, match=r"roles\.psu\.options\.reply_spin_us") as info:
             open_station(_fixture(address, reply_spin_us=bad))
         assert "\n" not in info.value.message and info.value.hint
+
+
+def _trial_of(watched: float, slept: float, trial=None):
+    """Run one whole trial whose watched queries take ``watched`` s and the others ``slept``."""
+    from labctl.instruments.transports.watch import BLOCK, BLOCKS, WatchTrial
+
+    trial = trial or WatchTrial()
+    asked = []
+    for _ in range(2 * BLOCK * BLOCKS):
+        watch = trial.watch()
+        asked.append(watch)
+        trial.took(watched if watch else slept)
+    return trial, asked
+
+
+def test_a_trial_keeps_watching_only_where_it_saves_time():
+    from labctl.instruments.transports.watch import BLOCK, MARGIN
+
+    trial, asked = _trial_of(40e-6, 60e-6)
+    assert trial.trials == 1 and trial.watching
+    assert asked[:BLOCK] == [True] * BLOCK and asked[BLOCK:2 * BLOCK] == [False] * BLOCK  # blocks take turns
+    assert asked.count(True) == asked.count(False)
+    trial, _ = _trial_of(60e-6, 40e-6)  # watching delays the reply (seen on a VM): the queries sleep
+    assert not trial.watching
+    trial, _ = _trial_of(50e-6 * (1 - MARGIN / 2), 50e-6)  # a draw goes to sleeping (no CPU spent)
+    assert not trial.watching
+
+
+def test_a_trial_goes_by_the_typical_query_not_a_rare_stall():
+    from labctl.instruments.transports.watch import BLOCK, BLOCKS, WatchTrial
+
+    trial = WatchTrial()
+    for i in range(2 * BLOCK * BLOCKS):
+        watch = trial.watch()
+        stall = watch and i % 50 == 0  # a few watched queries hit a 40 ms stall of the machine
+        trial.took(0.04 if stall else (40e-6 if watch else 60e-6))
+    assert trial.watching
+
+
+def test_the_decision_holds_between_trials_and_the_next_trial_can_change_it():
+    from labctl.instruments.transports.watch import SETTLED
+
+    trial, _ = _trial_of(40e-6, 60e-6)
+    for _ in range(SETTLED):
+        assert trial.watch()
+        trial.took(80e-6)  # meanwhile the machine changed; nothing is decided between trials
+    assert trial.watching and trial.trials == 1
+    _trial_of(80e-6, 50e-6, trial)
+    assert trial.trials == 2 and not trial.watching
+    trial.reset()  # a new connection starts with a trial
+    assert trial.watch() and trial.trials == 2
+
+
+def test_a_connection_where_watching_does_not_pay_stops_watching():
+    """A real socket, looks that cost more than they can save (each takes 0.5 ms here): the
+    trial measures that the watched queries are slower, and the queries sleep from then on."""
+    from labctl.instruments.transports.watch import BLOCK, BLOCKS
+
+    with LineServer(numbered) as srv:
+        t = make_transport(srv.resource, name="psu", timeout=2.0, reply_spin=0.002)
+        with t:
+            slow_when_watched = t._reply_waiting
+
+            def look() -> bool:
+                time.sleep(0.0005)  # every look costs what it would save
+                return slow_when_watched()
+
+            t._reply_waiting = look
+            for i in range(2 * BLOCK * BLOCKS):
+                assert t.query(f"Q? {i}") == f"R{i}"
+            assert t.watch_trial.trials == 1 and not t.watch_trial.watching
