@@ -18,7 +18,7 @@ done
 "$PY" -m labctl.bench "${args[@]+"${args[@]}"}"
 if [ "$details" = 1 ]; then
   for b in bench/run_threads.py bench/instruments_overhead.py bench/sim_roundtrip.py bench/store_throughput.py \
-           bench/units_import.py bench/hostile_inputs.py; do
+           bench/units_import.py bench/hostile_inputs.py bench/reply_watch.py; do
     echo; echo "== $b"; "$PY" "$b"
   done
 fi

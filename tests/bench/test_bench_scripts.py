@@ -28,3 +28,11 @@ def test_step_breakdown_prints_the_parts_of_a_step():
     assert "results store" in out and "raw pyvisa loop" in out, out
     spread = out.split("Single steps of the 30-step plan")[1].splitlines()
     assert [line.split()[0] for line in spread[2:]] == ["run", "no", "no", "no"], out  # every way's median and mean
+
+
+def test_reply_watch_prints_each_way_and_labctls_decisions():
+    out = _run("reply_watch.py", "--steps", "20", "--rounds", "1", "--trials", "1")
+    rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0].isdigit()]
+    assert [row[0] for row in rows] == ["0", "150", "300"], out  # one row per pause, each way timed
+    assert all(len(row) == 2 + 3 * 2 + 2 * 2 for row in rows), out
+    assert "labctl's watch trials on this connection:" in out and " of 1 kept watching (" in out, out
