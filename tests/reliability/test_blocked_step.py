@@ -16,7 +16,7 @@ from labctl.sim.testing import isolated_fixture, served_lab
 from tests.conftest import run_labctl
 
 PLAN = str(RELIABILITY_DATA / "blocked-read.yaml")
-READ_SECONDS = 25  # the DAQ holds its reply back this long (wall seconds)
+READ_SECONDS = 15  # the DAQ holds its reply back this long (wall seconds; the supply goes off ~2 s in)
 
 
 @pytest.fixture
