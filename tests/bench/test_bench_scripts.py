@@ -36,3 +36,10 @@ def test_reply_watch_prints_each_way_and_labctls_decisions():
     assert [row[0] for row in rows] == ["0", "150", "300"], out  # one row per pause, each way timed
     assert all(len(row) == 2 + 3 * 2 + 2 * 2 for row in rows), out
     assert "labctl's watch trials on this connection:" in out and " of 1 kept watching (" in out, out
+
+
+def test_step_profile_prints_every_part_of_a_step():
+    out = _run("step_profile.py", "--steps", "30", "--top", "3")
+    for part in ("plan loading", "engine", "checks", "instrument layer", "pyvisa", "results store", "console"):
+        assert part in out, out
+    assert out.splitlines()[-4].startswith("The 3 functions"), out
