@@ -12,10 +12,22 @@ from typing import Any
 
 
 def to_screen(screen: Any, show: Callable[..., Any], *args: Any) -> None:
-    """Call ``show(*args)`` on the app's thread if ``screen`` is still open then (from a worker)."""
+    """Call ``show(*args)`` on the app's thread if ``screen`` is still open then (from a worker).
+
+    While the app shuts down it stops running first and then removes every screen's widgets,
+    the screens themselves last: a result landing meanwhile is dropped too. A missing widget
+    on a screen that is open in a running app is a bug, and is raised as before."""
+    from textual.css.query import NoMatches
 
     def deliver() -> None:
-        if screen.is_attached:
+        app = screen.app
+        if not screen.is_attached or not app.is_running:
+            return
+        try:
             show(*args)
+        except NoMatches:
+            if app.is_running and screen in app.screen_stack:
+                raise
+            # the screen was being closed (popped, its widgets going first): nothing to show
 
     screen.app.call_from_thread(deliver)

@@ -160,3 +160,53 @@ def _quiet_watch(tmp_path) -> ScreenApp:
     db = str(tmp_path / "results.db")
     open_store(db).close()
     return ScreenApp(db, lambda: WatchScreen(all_stations=True, poll_interval=60))
+
+
+def test_a_poll_that_lands_while_the_app_shuts_down_is_dropped(tmp_path):
+    """The app stops running, then removes its screens' widgets, the screens last: a worker's
+    result landing in between found the screen still attached and its widgets gone, and its
+    NoMatches failed the app (seen once in CI: NoMatches '#watch-run' at shutdown)."""
+    from labctl.tui.handover import to_screen
+
+    late: list[str] = []
+
+    async def scenario():
+        app = _quiet_watch(tmp_path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, WatchScreen)
+            close_all = app._close_all
+
+            async def close_all_with_a_late_poll() -> None:
+                assert not app.is_running and screen.is_attached  # the moment the bug hit
+                await screen.query_one("#watch-run", Static).remove()  # the widgets go first
+                await asyncio.to_thread(to_screen, screen, screen._problem, "database is locked")
+                late.append("delivered")
+                await close_all()
+
+            app._close_all = close_all_with_a_late_poll
+
+    asyncio.run(scenario())
+    assert late == ["delivered"]  # the late poll was handed over, dropped, and the app closed cleanly
+
+
+def test_a_missing_widget_on_an_open_screen_is_still_raised(tmp_path):
+    """Dropping results is only for closing screens: on an open screen of a running app a
+    missing widget is a bug, and the worker hears of it."""
+    import pytest
+    from textual.css.query import NoMatches
+
+    from labctl.tui.handover import to_screen
+
+    async def scenario():
+        app = _quiet_watch(tmp_path)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            await screen.query_one("#watch-run", Static).remove()
+            with pytest.raises(NoMatches):
+                await asyncio.to_thread(to_screen, screen, screen._problem, "database is locked")
+            await screen.mount(Static("", id="watch-run"))  # so that the screen closes whole
+
+    asyncio.run(scenario())
