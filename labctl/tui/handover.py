@@ -20,8 +20,10 @@ def to_screen(screen: Any, show: Callable[..., Any], *args: Any) -> None:
     from textual.css.query import NoMatches
 
     def deliver() -> None:
+        if not screen.is_attached:
+            return
         app = screen.app
-        if not screen.is_attached or not app.is_running:
+        if not app.is_running:
             return
         try:
             show(*args)
