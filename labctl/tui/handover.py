@@ -28,7 +28,7 @@ def to_screen(screen: Any, show: Callable[..., Any], *args: Any) -> None:
         try:
             show(*args)
         except NoMatches:
-            if app.is_running and screen in app.screen_stack:
+            if screen in app.screen_stack:  # (the app is running: checked above, on this thread)
                 raise
             # the screen was being closed (popped, its widgets going first): nothing to show
 

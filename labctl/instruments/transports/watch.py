@@ -44,6 +44,10 @@ class WatchTrial:
         """Whether the next query watches for its reply."""
         if self._left:
             return self.watching
+        return self._in_watched_block()
+
+    def _in_watched_block(self) -> bool:
+        """During a trial: the next query is in a block that watches (blocks take turns)."""
         return (self._index // BLOCK) % 2 == 0
 
     def took(self, seconds: float) -> None:
@@ -51,7 +55,7 @@ class WatchTrial:
         if self._left:
             self._left -= 1
             return
-        (self._watched if (self._index // BLOCK) % 2 == 0 else self._slept).append(seconds)
+        (self._watched if self._in_watched_block() else self._slept).append(seconds)
         self._index += 1
         if self._index >= 2 * BLOCK * BLOCKS:
             self._decide()
