@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 # the TUI's terminal test runs `labctl tui` inside tmux
 command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; } \
   || { echo "tmux is needed by tests/e2e/test_tui_tmux.py: install it (apt-get install tmux)" >&2; exit 1; }
+# bench/step_instructions.py counts a step's instructions under valgrind (its smoke test runs it)
+command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; } >/dev/null \
+  || { echo "valgrind is needed by tests/bench/test_bench_scripts.py: install it (apt-get install valgrind)" >&2; exit 1; }
 PY=${PYTHON:-python3}
 # The HTML report's browser tests drive the system Chromium (never a downloaded browser build).
 if ! command -v chromium >/dev/null 2>&1; then

@@ -43,3 +43,30 @@ def test_step_profile_prints_every_part_of_a_step():
     for part in ("plan loading", "engine", "checks", "instrument layer", "pyvisa", "results store", "console"):
         assert part in out, out
     assert out.splitlines()[-4].startswith("The 3 functions"), out
+
+
+def _callgrind(out: Path, program: str) -> tuple[int, int]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from step_instructions import thread_totals
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    res = subprocess.run(["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
+                          f"--callgrind-out-file={out}.%p", sys.executable, "-c", program],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return thread_totals(out.parent, out.name + ".")
+
+
+def test_step_instructions_tells_the_main_thread_from_the_others(tmp_path):
+    """The benchmark's reading of callgrind's per-thread files (a `labctl run` under callgrind
+    takes about 40 s to start: the whole benchmark is `bench/step_instructions.py`): the work of
+    a second thread is counted as the other threads', the main thread's own as the main's."""
+    work = "sum(range(2_000_000))"
+    in_thread = _callgrind(tmp_path / "thread", f"import threading; t = threading.Thread(target=lambda: {work}); "
+                                                "t.start(); t.join()")
+    in_main = _callgrind(tmp_path / "main", f"import threading; t = threading.Thread(target=lambda: None); "
+                                            f"t.start(); t.join(); {work}")
+    moved = in_main[0] - in_thread[0]  # what the sum costs, moved from the thread to the main thread
+    assert moved > 10_000_000, (in_thread, in_main)  # a few instructions per number at least
+    assert abs((in_thread[1] - in_main[1]) - moved) < 0.1 * moved, (in_thread, in_main)
