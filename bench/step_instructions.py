@@ -10,7 +10,9 @@ For each checkout given (default: this one), `labctl run` of a small and a large
 `valgrind --tool=callgrind --separate-threads=yes` against `labctl sim serve` (not under
 valgrind). The figure is the slope, instructions per step, for the run's main thread and for
 its other threads together (the results store's writer above all), with each checkout's
-difference to the first. Rounds alternate between the checkouts.
+difference to the first. Rounds alternate between the checkouts. The floor is the
+hand-written pyvisa loop of ``labctl.bench.runsteps`` doing the same two queries a step,
+counted the same way (with this checkout's labctl); "beyond raw" is labctl's own share.
 
 A run under callgrind is about 50 times slower, so what labctl does by the clock comes more
 often per step than in a normal run. Two settings keep it close:
@@ -75,6 +77,19 @@ def counted_run(tree: str, plan: Path, fixture: Path, db: Path, out_dir: Path, t
     return thread_totals(out_dir, tag + ".")
 
 
+def counted_raw_loop(resource: str, n: int, out_dir: Path, tag: str) -> int:
+    """Instructions of the hand-written pyvisa loop (``labctl.bench.runsteps.raw_pyvisa_step``)
+    doing ``n`` steps of the same two queries, under callgrind: the floor."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    program = f"from labctl.bench.runsteps import raw_pyvisa_step; raw_pyvisa_step({resource!r}, {n})"
+    cmd = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
+           f"--callgrind-out-file={out_dir / tag}.%p", sys.executable, "-c", program]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+    if res.returncode != 0:
+        raise SystemExit(f"the raw pyvisa loop under callgrind exited {res.returncode}: {res.stderr[-1500:]}")
+    return sum(thread_totals(out_dir, tag + "."))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trees", nargs="*", metavar="NAME=PATH", help="a name and the checkout to import labctl from")
@@ -107,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             binding["options"] = {**(binding.get("options") or {}), "reply_spin_us": 0}
         fixture.write_text(yaml.safe_dump(data), encoding="utf-8")
         plans = {n: measure_plan(tmp / f"measure-{n}.yaml", n) for n in (small, large)}
+        resource = str(data["roles"]["psu"]["resource"])
         with served_lab(fixture):
+            raw = {n: counted_raw_loop(resource, n, tmp, f"raw-{n}") for n in (small, large)}
+            floor = (raw[large] - raw[small]) / (large - small)
             for r in range(args.rounds):
                 for name, path in trees if r % 2 == 0 else trees[::-1]:
                     counts = {n: counted_run(path, plan, fixture, tmp / f"{name}-{n}-{r}.db", tmp, f"{name}-{n}-{r}")
@@ -119,14 +137,17 @@ def main(argv: list[str] | None = None) -> int:
                           f"(main thread {main_i:,.0f}, other threads {other_i:,.0f})", flush=True)
     print(f"Instructions a measure step ({small}→{large} steps, the median of {args.rounds} "
           f"round{'s' if args.rounds != 1 else ''}; callgrind, every role's reply_spin_us 0):")
-    print(f"  {'checkout':12s} {'all threads':>14s} {'main thread':>14s} {'other threads':>14s} {'vs first':>9s}")
+    print(f"  {'checkout':12s} {'all threads':>14s} {'main thread':>14s} {'other threads':>14s} "
+          f"{'beyond raw':>14s} {'vs first':>9s}")
     first = None
     for name, _path in trees:
         main_i = statistics.median(m for m, _ in slopes[name])
         other_i = statistics.median(o for _, o in slopes[name])
         total = main_i + other_i
         first = total if first is None else first
-        print(f"  {name:12s} {total:14,.0f} {main_i:14,.0f} {other_i:14,.0f} {100 * (total / first - 1):+8.1f}%")
+        print(f"  {name:12s} {total:14,.0f} {main_i:14,.0f} {other_i:14,.0f} {total - floor:14,.0f} "
+              f"{100 * (total / first - 1):+8.1f}%")
+    print(f"  {'raw loop':12s} {floor:14,.0f}   (the hand-written pyvisa loop doing the same two queries a step)")
     return 0
 
 

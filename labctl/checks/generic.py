@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labctl.checks.registry import implementation
+from labctl.engine.events import Verdict
 from labctl.errors import InstrumentError, InstrumentReplyError, InstrumentTimeout, PlanError
 
 # ------------------------------------------------------------------------------------------
@@ -74,8 +75,6 @@ def finish(ctx: Any, start: int = 0, extra: list[str] | None = None, described: 
     """End the check: FAIL with one message naming every failed measurement (and ``extra``
     problems) recorded since ``len(ctx.recorded) == start``. Failed measurements whose name is
     in ``described`` are already explained by ``extra``."""
-    from labctl.engine.events import Verdict
-
     fail = Verdict.FAIL
     recorded = ctx.recorded
     if not extra and not any(recorded[i].verdict is fail for i in range(start, len(recorded))):
@@ -333,24 +332,26 @@ _STATISTICS: dict[str, Callable[[list[float]], float]] = {
 def measure(ctx: Any, args: Any) -> None:
     """Read a role property ``samples`` times and record one statistic of it."""
     start = len(ctx.recorded)
+    # the arguments read once each (a step's check runs at every step of a long plan)
+    role, samples, unit, arg_channel = args.role, args.samples, args.unit, args.channel
     chan_from_path, prop = split_target(ctx, args.property)
-    channel = _resolve_channel(ctx, args.role, args.channel or chan_from_path)
+    channel = _resolve_channel(ctx, role, arg_channel or chan_from_path)
     values: list[Any] = []
     native = ""
-    for i in range(args.samples):
-        value, native = read_property(ctx, args.role, prop, channel)
-        values.append(_convert(value, native, args.unit))
-        if args.samples > 1:
-            ctx.progress(f"{args.role}.{args.property}: sample {i + 1} of {args.samples}", (i + 1) / args.samples)
-            if args.interval and i + 1 < args.samples:
+    for i in range(samples):
+        value, native = read_property(ctx, role, prop, channel)
+        values.append(_convert(value, native, unit))
+        if samples > 1:
+            ctx.progress(f"{role}.{args.property}: sample {i + 1} of {samples}", (i + 1) / samples)
+            if args.interval and i + 1 < samples:
                 ctx.sleep(args.interval)
     numeric = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     if len(numeric) == len(values) and numeric:
         result: Any = _STATISTICS[args.statistic](numeric)
     else:
         result = values[-1]
-    labels = {"channel": args.channel} if args.channel else {}
-    ctx.measure("value", result, args.unit or native, labels=labels)
+    labels = {"channel": arg_channel} if arg_channel else {}
+    ctx.measure("value", result, unit or native, labels=labels)
     finish(ctx, start)
 
 

@@ -70,19 +70,29 @@ class Recorded:
     labels: dict[str, str] = field(default_factory=dict)
 
 
+_OWN = frozenset({"_target", "_ctx", "_name"})
+_own = object.__getattribute__
+
+
 class _RoleProxy:
-    """A role object whose every call first passes the step's checkpoint."""
+    """A role object whose every call first passes the step's checkpoint.
+
+    Every name but the proxy's own three and the dunders is the role's. They are told apart in
+    ``__getattribute__``, not by a ``__getattr__`` behind a failed lookup: a failed lookup
+    builds an ``AttributeError`` message, at every role call of every step."""
 
     def __init__(self, target: Any, ctx: StepContext, name: str) -> None:
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_ctx", ctx)
         object.__setattr__(self, "_name", name)
 
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(self._target, attr)
+    def __getattribute__(self, attr: str) -> Any:
+        if attr in _OWN or attr[:2] == "__":
+            return _own(self, attr)
+        value = getattr(_own(self, "_target"), attr)
         if not callable(value):
             return value
-        ctx = self._ctx
+        ctx = _own(self, "_ctx")
 
         def call(*args: Any, **kwargs: Any) -> Any:
             ctx.checkpoint()

@@ -363,20 +363,21 @@ class Runner:
             if replay:
                 return self._record_not_run(ps, StepOutcome.ERROR, f"{REPLAY_MESSAGE}: {err.format()}", replay=True)
             return self._record_not_run(ps, StepOutcome.ERROR, err.format())
-        spec = self._get_check(step.check)
+        step_id, check = step.id, step.check  # read once: every read of a plan model is a slow lookup
+        spec = self._get_check(check)
         attempts = step.retries + 1
-        result = StepResult(key, step.id, ps.group, step.check, StepOutcome.ERROR, corner=corner)
+        result = StepResult(key, step_id, ps.group, check, StepOutcome.ERROR, corner=corner)
         first = self.options.first_attempt.get(key, 1)
         first_failure: str | None = None
         for attempt in range(first, first + attempts):
             attempt_key = f"{key}#{attempt}"
             start = self.clock.monotonic()
             self.bus.publish(StepStarted(
-                run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=step.id, group=ps.group,
-                check=step.check, corner=_jsonable(corner), corner_index=ps.corner.index if ps.corner else None,
+                run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=step_id, group=ps.group,
+                check=check, corner=_jsonable(corner), corner_index=ps.corner.index if ps.corner else None,
                 attempt=attempt, tags=(*step.tags, REPLAY_TAG) if replay else tuple(step.tags)))
             ctx = StepContext(
-                run_id=self.run_id, step_key=attempt_key, step_id=step.id,
+                run_id=self.run_id, step_key=attempt_key, step_id=step_id,
                 bus=ReplayBus(self.bus) if replay else self.bus, clock=self.clock,
                 abort=self.abort, station=self.station, fixture=self.fixture, limits=limits,
                 parameters=self.loaded.parameters, corner=corner, timeout=timeout,

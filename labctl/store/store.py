@@ -83,7 +83,27 @@ class ResumeInfo:
         return self.attempts.get(split_step_key(step_key)[0], 0) + 1
 
 
+def _null(_value: None) -> None:
+    return None
+
+
+def _bind_none_directly() -> None:
+    """Let Python's sqlite3 module bind ``None`` without a failed lookup.
+
+    The module binds int, float, str and bytes at once, but looks for an adapter for every
+    other parameter, ``None`` included; finding none, it formats an ``AttributeError`` that it
+    throws away, about 2,000 instructions (0.2 µs here) for each NULL of each row, and a
+    step's rows carry about 16 (limits not set, labels, a query's reply time). An adapter for
+    ``None`` is found by the first lookup and binds NULL, as before. sqlite3 keeps adapters in
+    one table for the whole process, so other SQLite users in it get the same, unchanged
+    meaning (None is NULL), sooner."""
+    import sqlite3
+
+    sqlite3.register_adapter(type(None), _null)
+
+
 def _sqlite_engines(url: str, synchronous: str) -> tuple[Engine, Engine]:
+    _bind_none_directly()
     path = make_url(url).database
     if not path or path == ":memory:":
         raise StoreError("an in-memory SQLite database cannot hold results", hint="give a file path")

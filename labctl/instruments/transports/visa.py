@@ -123,11 +123,15 @@ class VisaTransport(Transport):
         return self._peek_target()[2] is not None
 
     def _pending(self) -> bool:
-        _inst, session, sock = self._peek_target()
-        if session is not None and getattr(session, "_pending_buffer", None):
-            return True
+        """Reply bytes already here (an extra line after an answer): pyvisa-py's buffer, then
+        the socket. ``poll`` first: the usual answer, nothing, costs no exception (a peeking
+        ``recv`` on an empty socket raises ``BlockingIOError``); when the socket is readable,
+        the peek tells data from the connection's end."""
+        sock = self._readable_socket()
         if sock is None:
             return False
+        if sock is True:
+            return True
         try:
             return bool(sock.recv(1, _PEEK))
         except (BlockingIOError, InterruptedError):
@@ -136,17 +140,22 @@ class VisaTransport(Transport):
     def _reply_waiting(self) -> bool:
         """The watch's look: pyvisa-py's buffer, then ``poll`` on the socket, which (unlike a
         peeking ``recv``) does not lock the socket against the reply arriving meanwhile."""
+        return self._readable_socket() is not None
+
+    def _readable_socket(self) -> socket.socket | bool | None:
+        """True when pyvisa-py's buffer holds reply bytes, else the socket when ``poll`` finds
+        it readable (data, or the connection's end), else None."""
         _inst, session, sock = self._peek_target()
         if session is not None and getattr(session, "_pending_buffer", None):
             return True
         if sock is None:
-            return False
+            return None
         poller = self.__dict__.get("_poller")
         if poller is None or poller[0] is not sock:
             poll = select.poll()
             poll.register(sock, select.POLLIN)
             poller = self._poller = (sock, poll.poll)
-        return bool(poller[1](0))
+        return sock if poller[1](0) else None
 
     # pyvisa-py internals, used only when present (other backends simply skip these checks).
     def _session(self) -> Any:
