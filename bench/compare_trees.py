@@ -25,18 +25,24 @@ import tempfile
 from pathlib import Path
 
 
+def checkouts(ap: argparse.ArgumentParser, specs: list[str]) -> list[tuple[str, str]]:
+    """(name, absolute path) of each ``NAME=PATH`` given, PATH a checkout holding labctl/."""
+    trees = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not (Path(path) / "labctl" / "__init__.py").is_file():
+            ap.error(f"{spec!r}: give NAME=PATH, PATH a checkout holding labctl/")
+        trees.append((name, str(Path(path).resolve())))
+    return trees
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trees", nargs="+", metavar="NAME=PATH", help="a name and the checkout to import labctl from")
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--steps", default="500,3000", help="the small and the large plan (steps)")
     args = ap.parse_args(argv)
-    trees = []
-    for spec in args.trees:
-        name, sep, path = spec.partition("=")
-        if not sep or not (Path(path) / "labctl" / "__init__.py").is_file():
-            ap.error(f"{spec!r}: give NAME=PATH, PATH a checkout holding labctl/")
-        trees.append((name, str(Path(path).resolve())))
+    trees = checkouts(ap, args.trees)
     small, large = (int(n) for n in args.steps.split(","))
 
     import yaml

@@ -44,6 +44,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from compare_trees import checkouts  # bench/ is this script's folder, first on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -63,31 +65,30 @@ def thread_totals(out_dir: Path, prefix: str) -> tuple[int, int]:
     return main, others
 
 
+def callgrind(argv: list[str], env: dict[str, str], out_dir: Path, tag: str, what: str) -> tuple[int, int]:
+    """(main, others) instructions of ``python ARGV`` under callgrind, one file per thread."""
+    cmd = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
+           f"--callgrind-out-file={out_dir / tag}.%p", sys.executable, *argv]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+    if res.returncode != 0:
+        raise SystemExit(f"{what} under callgrind exited {res.returncode}: {(res.stdout + res.stderr)[-1500:]}")
+    return thread_totals(out_dir, tag + ".")
+
+
 def counted_run(tree: str, plan: Path, fixture: Path, db: Path, out_dir: Path, tag: str) -> tuple[int, int]:
     """(main, others) instructions of one `labctl run` of ``plan`` under callgrind."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LABCTL_MAX") and k not in ("COLUMNS", "LINES")}
     env.update(PYTHONPATH=tree, LABCTL_COMMIT_WINDOW="5")
-    cmd = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
-           f"--callgrind-out-file={out_dir / tag}.%p", sys.executable, "-m", "labctl", "run", str(plan),
-           "--fixture", str(fixture), "--db", str(db), "--no-preflight"]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    if res.returncode != 0:
-        raise SystemExit(f"labctl run of {plan.name} under callgrind exited {res.returncode}: "
-                         f"{(res.stdout + res.stderr)[-1500:]}")
-    return thread_totals(out_dir, tag + ".")
+    return callgrind(["-m", "labctl", "run", str(plan), "--fixture", str(fixture), "--db", str(db), "--no-preflight"],
+                     env, out_dir, tag, f"labctl run of {plan.name}")
 
 
 def counted_raw_loop(resource: str, n: int, out_dir: Path, tag: str) -> int:
     """Instructions of the hand-written pyvisa loop (``labctl.bench.runsteps.raw_pyvisa_step``)
     doing ``n`` steps of the same two queries, under callgrind: the floor."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
     program = f"from labctl.bench.runsteps import raw_pyvisa_step; raw_pyvisa_step({resource!r}, {n})"
-    cmd = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
-           f"--callgrind-out-file={out_dir / tag}.%p", sys.executable, "-c", program]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
-    if res.returncode != 0:
-        raise SystemExit(f"the raw pyvisa loop under callgrind exited {res.returncode}: {res.stderr[-1500:]}")
-    return sum(thread_totals(out_dir, tag + "."))
+    return sum(callgrind(["-c", program], dict(os.environ, PYTHONPATH=str(ROOT)), out_dir, tag,
+                         "the raw pyvisa loop"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,12 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         ap.error("valgrind is not installed (Debian: apt-get install valgrind)")
-    trees = []
-    for spec in args.trees or [f"this={ROOT}"]:
-        name, sep, path = spec.partition("=")
-        if not sep or not (Path(path) / "labctl" / "__init__.py").is_file():
-            ap.error(f"{spec!r}: give NAME=PATH, PATH a checkout holding labctl/")
-        trees.append((name, str(Path(path).resolve())))
+    trees = checkouts(ap, args.trees or [f"this={ROOT}"])
     small, large = (int(n) for n in args.steps.split(","))
     if not 0 < small < large:
         ap.error("--steps: give SMALL,LARGE with 0 < SMALL < LARGE")
