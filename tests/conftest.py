@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,19 @@ def run_labctl(*args: str, cwd: Path | None = None, timeout: float = 120, env=No
         timeout=timeout,
         env=env,
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _plan_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory):
+    """Large plans' YAML data (labctl.plan.cache) is kept in this session's own folder, for
+    labctl in this process and in every one it starts: never in the user's cache."""
+    saved = os.environ.get("LABCTL_PLAN_CACHE")
+    os.environ["LABCTL_PLAN_CACHE"] = str(tmp_path_factory.mktemp("plan-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("LABCTL_PLAN_CACHE", None)
+    else:
+        os.environ["LABCTL_PLAN_CACHE"] = saved
 
 
 @pytest.fixture

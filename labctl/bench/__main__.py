@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from labctl.bench import Row, table
+from labctl.bench.common import private_plan_cache
 
 BENCHES = ["runsteps", "loading", "simlab", "startup", "memory", "readback"]  # readback last: the memory row reads this process's RSS
 
@@ -34,7 +35,8 @@ def run(quick: bool = False, only: list[str] | None = None) -> list[Row]:
         mod = importlib.import_module(f"labctl.bench.{name}")
         with tempfile.TemporaryDirectory(prefix=f"labctl-bench-{name}-") as tmp:
             start = time.perf_counter()
-            rows += mod.rows(Path(tmp), quick)
+            with private_plan_cache(Path(tmp) / "plan-cache"):  # each benchmark starts with none
+                rows += mod.rows(Path(tmp), quick)
             print(f"  {name}: {time.perf_counter() - start:.1f} s", flush=True)
     return rows
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 #: the 100,000-step plan of the loading rows is genuine: raise the hostile-input limits for it
@@ -24,6 +25,23 @@ def env(*, big: bool = True, **extra: str) -> dict[str, str]:
         out.update(BIG_PLAN_ENV)
     out.update(extra)
     return out
+
+
+@contextlib.contextmanager
+def private_plan_cache(folder: Path | str) -> Iterator[None]:
+    """Inside the block, this process and the labctl it starts keep large plans' data in
+    ``folder`` (``labctl.plan.cache``; ``off``: in none), whatever the user's cache holds."""
+    from labctl.plan.cache import ENV
+
+    saved = os.environ.get(ENV)
+    os.environ[ENV] = str(folder)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = saved
 
 
 def measure_plan(path: Path, steps: int, *, role: str = "psu", prop: str = "ch1.voltage") -> Path:

@@ -1,4 +1,7 @@
-"""Plan loading: ``labctl validate`` of plans of growing size; linear growth and the 2 s mark."""
+"""Plan loading: ``labctl validate`` of plans of growing size; linear growth and the 2 s mark.
+
+These rows read every plan cold (``LABCTL_PLAN_CACHE=off``): the targets are a first read's. A
+last row gives what a plan read again costs, its YAML data taken from ``labctl.plan.cache``."""
 
 from __future__ import annotations
 
@@ -6,7 +9,14 @@ import time
 from pathlib import Path
 
 from labctl.bench import Row
-from labctl.bench.common import corners_plan, env, includes_plan, measure_plan, timed_cli
+from labctl.bench.common import (
+    corners_plan,
+    env,
+    includes_plan,
+    measure_plan,
+    private_plan_cache,
+    timed_cli,
+)
 
 
 def check_seconds(plan: Path) -> float:
@@ -34,6 +44,25 @@ def check_seconds(plan: Path) -> float:
 
 
 def rows(tmp: Path, quick: bool) -> list[Row]:
+    with private_plan_cache("off"):  # a first read, every time
+        out = cold_rows(tmp, quick)
+    return [*out, again_row(tmp, quick)]
+
+
+def again_row(tmp: Path, quick: bool) -> Row:
+    """Checking a plan read before (its YAML data from the plan cache) against its first read."""
+    n = 1000 if quick else 10000
+    plan = measure_plan(tmp / f"again-{n}.yaml", n)
+    with private_plan_cache(tmp / "again-cache"):
+        first = check_seconds(plan)
+        again = min(check_seconds(plan) for _ in range(3))
+    with private_plan_cache("off"):
+        first = min(first, *(check_seconds(plan) for _ in range(2)))  # the best first read too
+    return Row(f"load: a {n:,}-step plan read again (plan cache) vs its first read", "≤ 0.6×",
+               f"{again * 1e6 / n:.0f} vs {first * 1e6 / n:.0f} µs a step", again / first / 0.6)
+
+
+def cold_rows(tmp: Path, quick: bool) -> list[Row]:
     sizes = (100, 1000, 10000) if quick else (1000, 10000, 100000)
     check_seconds(measure_plan(tmp / "warm-up.yaml", 10))  # imports and the unit registry: paid once
     per_step = {}

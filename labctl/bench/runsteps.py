@@ -10,6 +10,9 @@
   (the raw loop, then ``labctl run`` with all its threads) on another, the way a bench PC
   and its instruments are apart: left to the scheduler, the floor is either ~25 µs a query
   (client and lab sharing a CPU, which no real instrument does) or ~50 µs, by the moment.
+* Each plan runs once per round, 4 rounds (the best run counts). From its second run on, a
+  plan's YAML data comes from the plan cache (``labctl.plan.cache``), as when a lab runs a
+  plan again; ``python -m labctl.bench`` starts every benchmark with an empty cache of its own.
 * A step recording 1,000 measurements, published through the event bus into the recorder
   (SQLite, ``synchronous=FULL``) and the console: the cost of one measurement.
 """

@@ -368,7 +368,7 @@ def load_yaml(
     A file's positions are read when the first one is wanted (:meth:`SourceMap.later`);
     includes splice them lazily too (``labctl.plan.includes``).
     """
-    from labctl.plan import yamlevents, yamlguard
+    from labctl.plan import cache, yamlevents, yamlguard
 
     limits = limits or InputLimits.from_env()
     name = display or str(path)
@@ -377,8 +377,15 @@ def load_yaml(
     else:
         yamlguard.check_text_size(text, name, limits, error_cls)
     fast = _loader(fast=True)
+    found, data, entry = cache.lookup(text, limits, fast)  # a large file read before (labctl.plan.cache)
+    if found:
+        smap = SourceMap(files=[name])
+        smap.later(lambda: _positions(text, name, error_cls, limits))
+        return data, smap, []
     read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=False)
     if read is not None:  # its positions are read from the same text when one is wanted
+        if entry is not None and not read[2]:
+            cache.keep(entry, read[0])
         read[1].later(lambda: _positions(text, name, error_cls, limits))
         return read
     return _long_way(text, name, error_cls, limits, fast)
