@@ -15,8 +15,10 @@ What is kept, and when:
 * the key covers the text, the input limits, the YAML loader and the code that reads it
   (the files' sizes and times, labctl's, PyYAML's and Python's versions), so an edited
   plan, another limit or a new labctl never meets an old entry;
-* an entry carries the SHA-256 of its bytes, checked on every read: a damaged entry is a miss
-  (and is removed), never a wrong plan;
+* an entry carries the SHA-256 of its bytes, checked on every read, and must hold plain data
+  only: a damaged entry is a miss (and is removed), never a wrong plan. (Like Python's
+  ``__pycache__``, the folder is trusted as the user's own: it is made readable by its owner
+  only, and a folder others can write to is no place for it.)
 * at most :data:`MAX_ENTRIES` entries and :data:`MAX_TOTAL_BYTES`: the least recently used
   go first.
 
@@ -123,9 +125,32 @@ def _unpack(blob: bytes) -> Any:
     if hashlib.sha256(body).digest() != digest:
         return _DAMAGED
     try:
-        return marshal.loads(body)
+        data = marshal.loads(body)
     except (ValueError, EOFError, TypeError):
         return _DAMAGED
+    return data if _plain(data) else _DAMAGED
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(data: Any) -> bool:
+    """Only what a clean YAML read gives: dicts, lists, text, numbers, true/false and null
+    (marshal can also make code, bytes and sets: an entry holding one was not written here)."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        cls = value.__class__
+        if cls is dict:
+            for k in value:
+                if k.__class__ not in _SCALARS:
+                    return False
+            stack.extend(value.values())
+        elif cls is list:
+            stack.extend(value)
+        elif cls not in _SCALARS:
+            return False
+    return True
 
 
 def keep(name: str | None, data: Any) -> None:
@@ -141,7 +166,7 @@ def keep(name: str | None, data: Any) -> None:
         return
     blob = _MAGIC + hashlib.sha256(body).digest() + body
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=_SUFFIX)
         try:
             with os.fdopen(fd, "wb") as out:

@@ -161,3 +161,20 @@ def test_the_least_recently_used_entries_go_beyond_the_limit(
         os.utime(entry, ns=(i * 10**9, i * 10**9))  # distinct times, oldest first
     kept = {p.stem for p in _entries(folder)}
     assert kept == set(names[2:])
+
+
+def test_an_entry_holding_more_than_plain_data_is_refused(tmp_path: Path, folder: Path,
+                                                          yaml_reads: list[str]) -> None:
+    """Bytes, sets or code in an entry (which labctl never writes) are a miss, checksum or not."""
+    import hashlib
+    import marshal
+
+    path = tmp_path / "plan.yaml"
+    path.write_text(_plan(300), encoding="utf-8")
+    expected = source.load_yaml(path)[0]
+    (entry,) = _entries(folder)
+    for planted in ({"steps": [{"id": b"m0"}]}, {"steps": {1, 2}}, {"code": compile("1", "x", "eval")}):
+        body = marshal.dumps(planted, 4)
+        entry.write_bytes(cache._MAGIC + hashlib.sha256(body).digest() + body)
+        assert source.load_yaml(path)[0] == expected
+    assert len(yaml_reads) == 4
