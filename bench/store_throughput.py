@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import tempfile
 import time
 from pathlib import Path
 
 from sqlalchemy import func, select
 
+from labctl.bench.common import run_started
 from labctl.engine import events as ev
 from labctl.errors import LabctlError
 from labctl.store import Recorder, open_store
@@ -54,10 +54,7 @@ def bench_one(db: str, per_step: int, total: int, samples_every: int, synchronou
         recorder = Recorder(store)
         bus = ev.EventBus()
         bus.subscribe(recorder)
-        bus.publish(ev.RunStarted(
-            run_id=run_id, time=time.time(), plan_name="bench", plan_version="1", plan_hash="0" * 64,
-            plan_text="", plan_path="bench", station="bench", dut_serial="BENCH", operator=None,
-            labctl_version="0", host=socket.gethostname(), pid=os.getpid()))
+        bus.publish(run_started(run_id))
         busy = commit = 0.0
         steps = max(1, total // per_step)
         for i in range(steps):

@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 #: the 100,000-step plan of the loading rows is genuine: raise the hostile-input limits for it
 #: (the default limits admit 10,000 steps; the other rows run with them)
@@ -42,6 +43,18 @@ def private_plan_cache(folder: Path | str) -> Iterator[None]:
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = saved
+
+
+def run_started(run_id: str) -> Any:
+    """The ``RunStarted`` event of a benchmark that publishes straight into a recorder."""
+    import socket
+
+    from labctl.engine import events as ev
+
+    return ev.RunStarted(
+        run_id=run_id, time=time.time(), plan_name="bench", plan_version="1", plan_hash="0" * 64,
+        plan_text="", plan_path="bench", station="bench", dut_serial="BENCH", operator=None,
+        labctl_version="0", host=socket.gethostname(), pid=os.getpid())
 
 
 def measure_plan(path: Path, steps: int, *, role: str = "psu", prop: str = "ch1.voltage") -> Path:

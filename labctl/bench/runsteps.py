@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import io
 import os
-import socket
 import time
 from pathlib import Path
 
 from labctl.bench import Row
-from labctl.bench.common import current_cpus, measure_plan, pin, placement, timed_cli_cpu
+from labctl.bench.common import (
+    current_cpus,
+    measure_plan,
+    pin,
+    placement,
+    run_started,
+    timed_cli_cpu,
+)
 
 
 def raw_pyvisa_step(resource: str, n: int) -> tuple[float, float]:
@@ -110,10 +116,7 @@ def measurement_row(tmp: Path, quick: bool) -> Row:
         bus = ev.EventBus()
         bus.subscribe(recorder)
         bus.subscribe(ConsoleReporter(make_console(file=io.StringIO())))
-        bus.publish(ev.RunStarted(
-            run_id=run_id, time=time.time(), plan_name="bench", plan_version="1", plan_hash="0" * 64,
-            plan_text="", plan_path="bench", station="bench", dut_serial="BENCH", operator=None,
-            labctl_version="0", host=socket.gethostname(), pid=os.getpid()))
+        bus.publish(run_started(run_id))
         start = time.process_time()
         for i in range(steps):
             key = f"steps/rails[{i}]#1"

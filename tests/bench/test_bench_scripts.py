@@ -68,3 +68,10 @@ def test_step_instructions_tells_the_main_thread_from_the_others(tmp_path):
     moved = in_main[0] - in_thread[0]  # what the sum costs, moved from the thread to the main thread
     assert moved > 10_000_000, (in_thread, in_main)  # a few instructions per number at least
     assert abs((in_thread[1] - in_main[1]) - moved) < 0.1 * moved, (in_thread, in_main)
+
+
+def test_store_step_prints_each_threads_share_and_sqlites_row_costs():
+    out = _run("store_step.py", "--steps", "50", "--profile")
+    assert "main thread (events published" in out and "the store's other threads" in out, out
+    assert "ten columns NULL" in out and "left out of the statement" in out, out
+    assert "The writer's functions by own time" in out and "executemany" in out, out
