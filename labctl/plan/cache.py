@@ -35,6 +35,7 @@ import marshal
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -180,15 +181,23 @@ def keep(name: str | None, data: Any) -> None:
         return  # a read-only or full disk: no cache
 
 
+#: a half-written entry older than this was left by a process that died while writing it
+STALE_TMP_SECONDS = 3600
+
+
 def _prune(folder: Path) -> None:
-    """Remove the least recently used entries beyond the count and size limits."""
+    """Remove the least recently used entries beyond the count and size limits, and what a
+    process killed while writing an entry left behind."""
     entries = []
+    now = time.time()
     for path in folder.glob("*" + _SUFFIX):
-        if path.name.startswith(".tmp-"):
-            continue
         try:
             st = path.stat()
         except OSError:
+            continue
+        if path.name.startswith(".tmp-"):
+            if now - st.st_mtime > STALE_TMP_SECONDS:
+                _remove(path)
             continue
         entries.append((st.st_mtime_ns, st.st_size, path))
     total = sum(size for _t, size, _p in entries)

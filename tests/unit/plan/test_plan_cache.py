@@ -5,6 +5,7 @@ entry, another limit or a cache that cannot be written never gives anything else
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def yaml_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _entries(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.marshal")) if folder.exists() else []
+    return sorted(p for p in folder.glob("*.marshal") if not p.name.startswith(".tmp-")) if folder.exists() else []
 
 
 def test_a_large_file_read_twice_comes_from_the_cache_the_second_time_with_the_same_data(
@@ -178,3 +179,17 @@ def test_an_entry_holding_more_than_plain_data_is_refused(tmp_path: Path, folder
         entry.write_bytes(cache._MAGIC + hashlib.sha256(body).digest() + body)
         assert source.load_yaml(path)[0] == expected
     assert len(yaml_reads) == 4
+
+
+def test_what_a_killed_writer_left_is_removed_once_stale(tmp_path: Path, folder: Path) -> None:
+    folder.mkdir(parents=True)
+    stale, fresh = folder / ".tmp-stale.marshal", folder / ".tmp-fresh.marshal"
+    for left in (stale, fresh):
+        left.write_bytes(b"half an entry")
+    old = time.time() - cache.STALE_TMP_SECONDS - 60
+    os.utime(stale, (old, old))
+    path = tmp_path / "plan.yaml"
+    path.write_text(_plan(300), encoding="utf-8")
+    source.load_yaml(path)  # writes an entry, and prunes
+    assert not stale.exists() and fresh.exists()  # (a fresh one may be another process's, mid-write)
+    assert len(_entries(folder)) == 1
