@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,13 +27,10 @@ def run_labctl(*args: str, cwd: Path | None = None, timeout: float = 120, env=No
 def _plan_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory):
     """Large plans' YAML data (labctl.plan.cache) is kept in this session's own folder, for
     labctl in this process and in every one it starts: never in the user's cache."""
-    saved = os.environ.get("LABCTL_PLAN_CACHE")
-    os.environ["LABCTL_PLAN_CACHE"] = str(tmp_path_factory.mktemp("plan-cache"))
-    yield
-    if saved is None:
-        os.environ.pop("LABCTL_PLAN_CACHE", None)
-    else:
-        os.environ["LABCTL_PLAN_CACHE"] = saved
+    from labctl.bench.common import private_plan_cache
+
+    with private_plan_cache(tmp_path_factory.mktemp("plan-cache")):
+        yield
 
 
 @pytest.fixture
