@@ -56,10 +56,13 @@ def cache_dir() -> Path | None:
     value = os.environ.get(ENV, "").strip()
     if value.lower() in ("off", "0", "no", "false"):
         return None
-    if value:
-        return Path(value).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "labctl" / "plans"
+    try:
+        if value:
+            return Path(value).expanduser()
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base).expanduser() / "labctl" / "plans"
+    except RuntimeError:  # no home to expand (a container's user without one): no cache
+        return None
 
 
 @functools.cache
@@ -127,7 +130,7 @@ def _unpack(blob: bytes) -> Any:
         return _DAMAGED
     try:
         data = marshal.loads(body)
-    except (ValueError, EOFError, TypeError):
+    except Exception:  # noqa: BLE001 - whatever an entry holds, it is a miss, never an error
         return _DAMAGED
     return data if _plain(data) else _DAMAGED
 

@@ -193,3 +193,18 @@ def test_what_a_killed_writer_left_is_removed_once_stale(tmp_path: Path, folder:
     source.load_yaml(path)  # writes an entry, and prunes
     assert not stale.exists() and fresh.exists()  # (a fresh one may be another process's, mid-write)
     assert len(_entries(folder)) == 1
+
+
+def test_a_user_without_a_home_folder_reads_plans_without_a_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``~`` that cannot be expanded (a container's user with no home) is no cache, not an error."""
+    monkeypatch.delenv(cache.ENV, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    path = tmp_path / "plan.yaml"
+    path.write_text(_plan(300), encoding="utf-8")
+    assert cache.cache_dir() is None
+    assert len(source.load_yaml(path)[0]["steps"]) == 300
