@@ -379,16 +379,15 @@ def load_yaml(
     fast = _loader(fast=True)
     found, data, entry = cache.lookup(text, limits, fast)  # a large file read before (labctl.plan.cache)
     if found:
-        smap = SourceMap(files=[name])
-        smap.later(lambda: _positions(text, name, error_cls, limits))
-        return data, smap, []
-    read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=False)
-    if read is not None:  # its positions are read from the same text when one is wanted
+        read: tuple[Any, SourceMap, list[LabctlError]] | None = (data, SourceMap(files=[name]), [])
+    else:
+        read = yamlevents.read_events(text, name, error_cls, limits, fast, positions=False)
+        if read is None:
+            return _long_way(text, name, error_cls, limits, fast)
         if entry is not None and not read[2]:
             cache.keep(entry, read[0])
-        read[1].later(lambda: _positions(text, name, error_cls, limits))
-        return read
-    return _long_way(text, name, error_cls, limits, fast)
+    read[1].later(lambda: _positions(text, name, error_cls, limits))  # read from the same text when wanted
+    return read
 
 
 def _positions(text: str, name: str, error_cls: type[LabctlError], limits: InputLimits) -> SourceMap:
