@@ -6,7 +6,10 @@ turns within each round:
 
 * ``sleep``: write, then pyvisa's blocking read (the kernel wakes the thread on the reply);
 * ``poll``: write, then look with ``poll`` until the reply is there (at most 200 µs), then read;
-* ``peek``: the same with a peeking ``recv`` (what labctl's watch used before 2026-12-06).
+* ``peek``: the same with a peeking ``recv`` (what labctl's watch used before 2026-12-06);
+* ``busy``: as ``sleep``, while a busy process of the lowest priority (``SCHED_IDLE``, else
+  nice 19) shares this CPU: what a step's wait would cost if the results store's writer did
+  its work in it (the kernel then wakes the thread on a CPU that is running, not halted).
 
 Each way runs with a pause of 0, 150 and 300 µs between steps (busy, so the CPU stays
 awake as it does while labctl works between queries). Prints µs a step (the best of the
@@ -23,6 +26,8 @@ from __future__ import annotations
 import argparse
 import select
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,7 +39,10 @@ from labctl.sim.testing import isolated_fixture, served_lab
 
 WATCH = 200e-6  # seconds: labctl's default reply_spin_us
 GAPS = (0.0, 150e-6, 300e-6)
-WAYS = ("sleep", "poll", "peek")
+WAYS = ("sleep", "poll", "peek", "busy")
+#: a process that keeps this CPU busy at the lowest priority (any other task runs first)
+_BUSY = ("import os\ntry:\n    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
+         "except (AttributeError, OSError):\n    os.nice(19)\nwhile True:\n    pass\n")
 _PEEK = int(socket.MSG_PEEK | socket.MSG_DONTWAIT)
 
 
@@ -58,7 +66,7 @@ def raw_way(resource: str, way: str, gap: float, steps: int) -> float:
 
     def ask(command: str) -> None:
         psu.write(command)
-        if way != "sleep":
+        if way in ("poll", "peek"):
             end = time.perf_counter() + WATCH
             while not look() and time.perf_counter() < end:
                 pass
@@ -81,6 +89,19 @@ def raw_way(resource: str, way: str, gap: float, steps: int) -> float:
     finally:
         psu.close()
         rm.close()
+
+
+def timed_way(resource: str, way: str, gap: float, steps: int) -> float:
+    """:func:`raw_way`; for ``busy``, with the lowest-priority busy process on this CPU meanwhile."""
+    if way != "busy":
+        return raw_way(resource, way, gap, steps)
+    busy = subprocess.Popen([sys.executable, "-c", _BUSY])  # on this process's CPU (inherited)
+    try:
+        time.sleep(0.05)  # running before the first query
+        return raw_way(resource, way, gap, steps)
+    finally:
+        busy.kill()
+        busy.wait()
 
 
 def trials(resource: str, count: int) -> list[bool]:
@@ -120,7 +141,7 @@ def main() -> None:
                 for _ in range(args.rounds):
                     for gap in GAPS:
                         for way in WAYS:  # taking turns: a slow spell of the machine hits them all
-                            best[way, gap] = min(best[way, gap], raw_way(resource, way, gap, args.steps))
+                            best[way, gap] = min(best[way, gap], timed_way(resource, way, gap, args.steps))
                 decisions = trials(resource, args.trials)
         finally:
             pin(everywhere)

@@ -35,7 +35,7 @@ def test_reply_watch_prints_each_way_and_labctls_decisions():
     out = _run("reply_watch.py", "--steps", "20", "--rounds", "1", "--trials", "1")
     rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0].isdigit()]
     assert [row[0] for row in rows] == ["0", "150", "300"], out  # one row per pause, each way timed
-    assert all(len(row) == 2 + 3 * 2 + 2 * 2 for row in rows), out
+    assert all(len(row) == 2 + 4 * 2 + 3 * 2 for row in rows), out  # sleep, poll, peek, busy
     assert "labctl's watch trials on this connection:" in out and " of 1 kept watching (" in out, out
 
 
