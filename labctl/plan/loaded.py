@@ -121,7 +121,8 @@ class LoadedPlan:
     _args_seen: dict[tuple[str, Any], Any] = field(default_factory=dict, repr=False)
     # resolved limits by (check, id of the args (kept alive in _resolved), limits as written)
     _limits_by_text: dict[tuple[str, int, Any], dict[str, ResolvedLimit]] = field(default_factory=dict, repr=False)
-    # those written-alike keys by ("args" or "limits", id of the step (kept alive by the plan))
+    # those written-alike keys by ("args" or "limits", id of the step's args or limits object (kept
+    # alive by the plan))
     _step_keys: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
     # a number per limit as written, and by the id of each Limit object of the plan's steps
     _written_numbers: dict[Any, int] = field(default_factory=dict, repr=False)
@@ -242,17 +243,19 @@ class LoadedPlan:
         return result
 
     def _step_key(self, what: str, step: Step) -> Any:
-        """The written-alike key of a step's ``"args"`` or ``"limits"``, made once per step (not
-        once per corner)."""
-        where = (what, id(step))
-        if where not in self._step_keys:
-            self._step_keys[where] = plain_key(step.args) if what == "args" else self._written_limits(step)
-        return self._step_keys[where]
+        """The written-alike key of a step's ``"args"`` or ``"limits"``, made once per object
+        (not once per corner; steps written alike share their args and limits objects, see
+        ``model._shared``, so a plan of many such steps keeps one key, not one a step)."""
+        where = (what, id(step.args) if what == "args" else id(step.limits))
+        found = self._step_keys.get(where, _UNSEEN)
+        if found is _UNSEEN:
+            found = self._step_keys[where] = plain_key(step.args) if what == "args" else self._written_limits(step)
+        return found
 
     def _written_limits(self, step: Step) -> Any:
         """The step's limits as written, as a key of small numbers (the same for limits written
         alike), or None when one holds a ``${…}`` or an unhashable value. Steps written alike
-        share their :class:`Limit` objects (see ``model._shared_limits``): each is read once."""
+        share their :class:`Limit` objects (see ``model._shared``): each is read once."""
         out = []
         for name, limit in step.limits.items():
             number = self._limit_numbers.get(id(limit), _UNSEEN)

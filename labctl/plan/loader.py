@@ -197,8 +197,8 @@ class _Context(StationChecks, Overrides):
     def validate_structure(self, data: dict[str, Any]) -> tuple[Plan | None, dict[tuple[str, int], int]]:
         """Validate the plan's shape. On errors, report them all and keep checking what is
         valid: the plan without its broken parts (steps keep their original positions)."""
-        try:  # limits written alike are validated once (see model._shared_limits)
-            return Plan.model_validate(data, context={"limits": {}}), {}
+        try:  # args and limits written alike are validated once (see model._shared)
+            return Plan.model_validate(data, context={"limits": {}, "args": {}}), {}
         except ValidationError as exc:
             err = exc
         for e in err.errors():

@@ -9,6 +9,7 @@ on top, with the same ``file:line:col`` reporting. See ``docs/plans.md``.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -193,21 +194,30 @@ def _limits_shape(value: Any) -> Any:
     return value
 
 
-def _shared_limits(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
-    """Limits written alike validate alike: within one validation that passes a ``limits``
-    dict in its context (the plan loader's), steps whose limits are the same plain data get
-    the same :class:`Limit` objects (in a dict of their own), validated once."""
-    seen = info.context.get("limits") if isinstance(info.context, dict) else None
-    key = plain_key(value) if seen is not None else None
-    if key is None:
-        return handler(value)
-    found = seen.get(key)
-    if found is None:
-        found = seen[key] = handler(value)
-    return dict(found)
+def _shared(what: str) -> WrapValidator:
+    """Values written alike are one object: within one validation that passes a dict under
+    ``what`` in its context (the plan loader passes ``limits`` and ``args``), steps whose
+    value is the same plain data get the same validated object, validated once. A plan of
+    100,000 steps that read the same property with the same limits keeps one copy of them, not
+    100,000 (plan models are never changed once loaded). A value with a ``${…}`` is its own."""
+
+    def shared(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        seen = info.context.get(what) if isinstance(info.context, dict) else None
+        key = plain_key(value) if seen is not None else None
+        if key is None:
+            return handler(value)
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = handler(value)
+        return found
+
+    return WrapValidator(shared)
 
 
-Limits = Annotated[dict[str, Limit], BeforeValidator(_limits_shape), WrapValidator(_shared_limits)]
+#: limits written alike: one dict of the same :class:`Limit` objects
+Limits = Annotated[dict[str, Limit], BeforeValidator(_limits_shape), _shared("limits")]
+#: a check's arguments written alike: one dict
+Args = Annotated[dict[str, Any], _shared("args")]
 
 
 def _tag(tag: str) -> str:
@@ -223,8 +233,9 @@ class Step(_Strict):
     id: str = Field(pattern=ID_PATTERN, description="unique step id (letters, digits, _ . -)")
     name: str | None = Field(None, description="human title shown in reports")
     description: str | None = None
-    check: str = Field(description="check name, e.g. power.rails (see `labctl validate --list-checks`)")
-    args: dict[str, Any] = Field(default_factory=dict, description="the check's arguments")
+    check: Annotated[str, AfterValidator(sys.intern)] = Field(  # one string per check name, not per step
+        description="check name, e.g. power.rails (see `labctl validate --list-checks`)")
+    args: Args = Field(default_factory=dict, description="the check's arguments")
     limits: Limits | None = Field(
         None, description="one limit (for every measurement) or measurement name -> limit"
     )

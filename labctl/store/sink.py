@@ -121,7 +121,7 @@ def _plain(value: Any) -> Any:
 
 
 class DbSink:
-    """Writes batches into a :class:`Store`. Keeps a cache of step row ids."""
+    """Writes batches into a :class:`Store`. Keeps a cache of the row ids of steps not ended yet."""
 
     def __init__(self, store: Store, *, heartbeat_interval: float) -> None:
         self.store = store
@@ -246,6 +246,9 @@ class DbSink:
                     for e in step_ends if ended.get(e.step_key) != e.time]
         if end_rows:
             conn.exec_driver_sql(self._sql["step_end"], end_rows if len(end_rows) > 1 else end_rows[0])
+        steps_cache = self._steps
+        for e in step_ends:  # an ended step's row id is not needed again (else read back): a long run
+            steps_cache.pop((b.run_id, b.session, e.step_key), None)  # keeps no entry a step
         for _seq, e in later:
             if isinstance(e, ev.PromptAnswered):
                 conn.execute(

@@ -75,3 +75,11 @@ def test_store_step_prints_each_threads_share_and_sqlites_row_costs():
     assert "main thread (events published" in out and "the store's other threads" in out, out
     assert "ten columns NULL" in out and "left out of the statement" in out, out
     assert "The writer's functions by own time" in out and "executemany" in out, out
+
+
+def test_plan_memory_prints_each_sizes_held_bytes_and_the_runs_rss():
+    out = _run("plan_memory.py", "--steps", "200,400", "--run", "50")
+    rows = [line.split() for line in out.splitlines() if line.strip().split(" ")[0].replace(",", "").isdigit()]
+    assert [row[0] for row in rows] == ["200", "400"], out
+    assert all(row[2] == "B" and row[-1] == "KiB/step" for row in rows), out
+    assert "labctl run of 50 steps:" in out and "validate of the same plan:" in out, out

@@ -60,3 +60,29 @@ def test_a_step_row_already_there_without_its_end_gets_it(store):
     # a spooled batch carries the open steps' starts again (its prologue), with their ends
     DbSink(store, heartbeat_interval=5.0).write(_batch("whole-2", 0, [*starts, *ends], first_seq=10))
     assert _rows(store, "whole-2") == {e.step_key: ("PASS", "", e.time, 2.0) for e in ends}
+
+
+def test_ended_steps_leave_no_row_id_behind_and_late_data_still_finds_its_step(store):
+    """A long run keeps no cached row id a step once the step has ended (the cache held one a
+    step for the whole run); data arriving for an ended step later (a replayed journal) is
+    still stored against its row, read back from the table."""
+    from labctl.store.schema import samples
+
+    events, s = _script("whole-3")
+    s.start()
+    sink = DbSink(store, heartbeat_interval=5.0)
+    sink.write(_batch("whole-3", 0, events[:1], first_seq=0))
+    del events[:]
+    keys = [s.step("rail", {"vdd": 0.75}, corner_index=i) for i in range(50)]
+    open_key = s.step("rail", {"vdd": 0.75}, corner_index=99, end=False)
+    sink.write(_batch("whole-3", 0, list(events)))
+    assert list(sink._steps) == [("whole-3", 0, open_key)]
+    del events[:]
+    s.emit(ev.SampleRecorded, step_key=keys[3], series="chamber", value=25.5, unit="degC")
+    sink.write(_batch("whole-3", 0, list(events), first_seq=1000))
+    with store.read_engine.connect() as conn:
+        got = conn.execute(select(steps.c.step_key, samples.c.value)
+                           .join(steps, steps.c.id == samples.c.step_ref)
+                           .where(samples.c.run_id == "whole-3")).all()
+    assert [tuple(r) for r in got] == [(keys[3], 25.5)]
+    assert _rows(store, "whole-3")[keys[3]][0] == "PASS"
