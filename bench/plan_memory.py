@@ -43,8 +43,9 @@ print(held, peak)
 """
 
 
-def _rss_kib(*args: str) -> tuple[int, str]:
-    """(peak RSS in KiB, output) of ``python -m labctl ARGS`` in a process of its own."""
+def _rss_kib(*args: str) -> int:
+    """Peak RSS in KiB of ``python -m labctl ARGS`` in a process of its own (its output is shown
+    only if it fails)."""
     proc = subprocess.Popen([sys.executable, "-m", "labctl", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env(big=True, LABCTL_PLAN_CACHE="off"))
     out = proc.stdout.read() if proc.stdout else ""
@@ -52,7 +53,7 @@ def _rss_kib(*args: str) -> tuple[int, str]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"labctl {' '.join(args)} exited {proc.returncode}:\n{out[-2000:]}")
-    return usage.ru_maxrss, out
+    return usage.ru_maxrss
 
 
 def held_bytes(plan: Path) -> tuple[int, int]:
@@ -70,13 +71,13 @@ def main() -> None:
     sizes = [int(s) for s in args.steps.split(",")]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        base, _ = _rss_kib("--version")
+        base = _rss_kib("--version")
         print(f"labctl --version: {base / 1024:.0f} MiB RSS (the interpreter's start)")
         print(f"{'steps':>8s} {'held a step':>12s} {'peak a step':>12s} {'validate RSS':>13s} {'beyond start':>14s}")
         for n in sizes:
             plan = measure_plan(tmp / f"plan-{n}.yaml", n)
             held, peak = held_bytes(plan)
-            rss, _ = _rss_kib("validate", str(plan))
+            rss = _rss_kib("validate", str(plan))
             print(f"{n:8,d} {held / n:10,.0f} B {peak / n:10,.0f} B {rss / 1024:9,.0f} MiB "
                   f"{(rss - base) / n:8,.2f} KiB/step")
         if args.run:
@@ -88,9 +89,9 @@ def run_rows(tmp: Path, n: int, base: int) -> None:
 
     fixture = isolated_fixture(tmp / "lab")
     plan = measure_plan(tmp / f"run-{n}.yaml", n)
-    validate, _ = _rss_kib("validate", str(plan))
+    validate = _rss_kib("validate", str(plan))
     with served_lab(fixture):
-        run, _ = _rss_kib("run", str(plan), "--fixture", str(fixture), "--db", str(tmp / "run.db"), "--no-preflight")
+        run = _rss_kib("run", str(plan), "--fixture", str(fixture), "--db", str(tmp / "run.db"), "--no-preflight")
     print(f"labctl run of {n:,d} steps: {run / 1024:,.0f} MiB RSS, {(run - base) / n:,.2f} KiB/step beyond start "
           f"(validate of the same plan: {validate / 1024:,.0f} MiB, {(validate - base) / n:,.2f} KiB/step)")
 

@@ -74,6 +74,20 @@ def raise_hint(env: str, value: int) -> str:
     return f"if the file is genuine, raise the limit: {env}={value * 4} labctl …"
 
 
+def size_hint(size: int | None, limits: InputLimits) -> str:
+    """Raise the limits a file of ``size`` bytes needs, at once: the size limit by the least
+    factor of 4 that holds the file, the steps to run by the same factor, and the values to
+    one per 4 bytes of the file at least (a plan written out in full has about one per 7), so
+    a genuine long plan needs one retry, not three."""
+    factor = 4
+    while size is not None and limits.max_bytes * factor < size:
+        factor *= 4
+    nodes = max(limits.max_nodes * factor, (size or 0) // 4)
+    return ("if the file is genuine, raise the limits with its size: "
+            f"{ENV_MAX_BYTES}={limits.max_bytes * factor} {ENV_MAX_NODES}={nodes} "
+            f"{ENV_MAX_EXPANDED_STEPS}={limits.max_expanded_steps * factor} labctl …")
+
+
 def human_bytes(n: int) -> str:
     for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size and n % size == 0:

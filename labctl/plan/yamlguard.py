@@ -22,12 +22,11 @@ from typing import Any
 
 from labctl.errors import LabctlError
 from labctl.plan.bounds import (
-    ENV_MAX_BYTES,
-    ENV_MAX_EXPANDED_STEPS,
     ENV_MAX_NODES,
     InputLimits,
     human_bytes,
     raise_hint,
+    size_hint,
 )
 
 
@@ -57,20 +56,6 @@ def _too_big(size: int | None, name: str, limits: InputLimits, error_cls: type[L
         f"file too large: {shown}, more than the limit of {human_bytes(limits.max_bytes)} for a plan or fixture",
         file=name, line=1, column=1, hint=size_hint(size, limits),
     )
-
-
-def size_hint(size: int | None, limits: InputLimits) -> str:
-    """Raise the limits a file of ``size`` bytes needs, at once: the size limit by the least
-    factor of 4 that holds the file, the steps to run by the same factor, and the values to
-    one per 4 bytes of the file at least (a plan written out in full has about one per 7), so
-    a genuine long plan needs one retry, not three."""
-    factor = 4
-    while size is not None and limits.max_bytes * factor < size:
-        factor *= 4
-    nodes = max(limits.max_nodes * factor, (size or 0) // 4)
-    return ("if the file is genuine, raise the limits with its size: "
-            f"{ENV_MAX_BYTES}={limits.max_bytes * factor} {ENV_MAX_NODES}={nodes} "
-            f"{ENV_MAX_EXPANDED_STEPS}={limits.max_expanded_steps * factor} labctl …")
 
 
 def read_bounded(path: str | Path, name: str, limits: InputLimits, error_cls: type[LabctlError]) -> str:

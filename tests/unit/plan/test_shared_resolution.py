@@ -41,9 +41,9 @@ def test_equal_args_and_limits_are_resolved_once_and_different_ones_apart(tmp_pa
     assert a.check is c.check  # one string per check name
 
 
-def test_steps_sharing_args_and_limits_still_resolve_per_corner_and_report_at_their_own_line(tmp_path):
-    """Sharing the args object does not merge what depends on the step: each corner renders its
-    own ``${…}``, and an error in shared limits is reported at every step that has them."""
+def test_steps_sharing_args_still_resolve_their_limits_per_corner(tmp_path):
+    """Sharing the args object does not merge what depends on the corner: each corner renders
+    its own ``${…}`` (errors in shared limits stay each step's: the two tests below)."""
     path = tmp_path / "p.yaml"
     path.write_text(textwrap.dedent("""\
         name: corners
