@@ -120,7 +120,11 @@ def _naive_utc(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_xlsx(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
-    import pandas as pd
+    """Three sheets written row by row with xlsxwriter (in its ``constant_memory`` mode a sheet's
+    rows go to disk as they are written). Headers frozen and filterable, columns as wide as
+    their first 200 values (up to 60), times as ``yyyy-mm-dd hh:mm:ss``."""
+    import xlsxwriter
+    from xlsxwriter.exceptions import FileCreateError
 
     measurements = _frame(records, options)
     if len(measurements) > XLSX_MAX_ROWS:
@@ -128,22 +132,43 @@ def write_xlsx(records: Sequence[RunRecord], path: Path, options: ExportOptions)
                          hint="select fewer runs, or use --format parquet or csv")
     sheets = {"Summary": summary_frame(records), "Measurements": measurements,
               "Instruments": instruments_frame(records)}
-    with pd.ExcelWriter(path, engine="openpyxl") as writer:
-        for name, df in sheets.items():
-            _naive_utc(df).to_excel(writer, sheet_name=name, index=False, freeze_panes=(1, 0))
-            _tidy(writer.sheets[name], df)
+    book = xlsxwriter.Workbook(str(path), {"constant_memory": True, "default_date_format": "yyyy-mm-dd hh:mm:ss"})
+    header = book.add_format({"bold": True})
+    for name, df in sheets.items():
+        _write_sheet(book.add_worksheet(name), _naive_utc(df), header)
+    try:
+        book.close()
+    except FileCreateError as err:  # the OSError behind it says why (export() words it)
+        cause = err.args[0] if err.args else None
+        raise cause if isinstance(cause, OSError) else OSError(str(err)) from None
 
 
-def _tidy(sheet: Any, df: pd.DataFrame) -> None:
-    """Filters on the header row, column widths that fit (up to a point), dates readable."""
-    from openpyxl.utils import get_column_letter
+def _cells(df: pd.DataFrame) -> list[list[Any]]:
+    """The frame's columns as Python values Excel takes: empty for NaN, NaT and None, ``inf`` and
+    ``-inf`` as text (as pandas' ``to_excel`` writes them), times as ``datetime``."""
+    import math
 
-    if sheet.max_row > 1:
-        sheet.auto_filter.ref = sheet.dimensions
-    for idx, col in enumerate(df.columns, start=1):
-        letter = get_column_letter(idx)
-        width = max([len(str(col)) + 6, *(len(str(v)) for v in df[col].head(200))])
-        sheet.column_dimensions[letter].width = min(width + 2, 60)
-        if getattr(df[col].dtype, "tz", None) is not None:
-            for cell in sheet[letter][1:]:
-                cell.number_format = "yyyy-mm-dd hh:mm:ss"
+    columns = []
+    for col in df.columns:
+        series = df[col]
+        values = series.astype(object).where(series.notna(), None).tolist()
+        if series.dtype.kind in "fO":
+            values = [repr(v) if v.__class__ is float and not math.isfinite(v) else v for v in values]
+        columns.append(values)
+    return columns
+
+
+def _write_sheet(sheet: Any, df: pd.DataFrame, header: Any) -> None:
+    """The header, then every row in order (constant_memory wants them in order); filters on
+    the header row, the header frozen, column widths that fit (up to a point)."""
+    columns = _cells(df)
+    for idx, (col, values) in enumerate(zip(df.columns, columns, strict=True)):
+        width = max([len(str(col)) + 6, *(len(str(v)) for v in values[:200] if v is not None)])
+        sheet.set_column(idx, idx, min(width + 2, 60))
+    sheet.freeze_panes(1, 0)
+    if len(df):
+        sheet.autofilter(0, 0, len(df), len(df.columns) - 1)
+    sheet.write_row(0, 0, [str(c) for c in df.columns], header)
+    write_row = sheet.write_row
+    for row, values in enumerate(zip(*columns, strict=True), start=1):
+        write_row(row, 0, values)

@@ -83,3 +83,12 @@ def test_plan_memory_prints_each_sizes_held_bytes_and_the_runs_rss():
     assert [row[0] for row in rows] == ["200", "400"], out
     assert all(row[2] == "B" and row[-1] == "KiB/step" for row in rows), out
     assert "labctl run of 50 steps:" in out and "validate of the same plan:" in out, out
+
+
+def test_xlsx_export_prints_labctls_cpu_beside_the_pandas_route():
+    out = _run("xlsx_export.py", "--runs", "1,2", "--per-run", "200", "--rounds", "1")
+    rows = [[cell.strip() for cell in line.split("|")] for line in out.splitlines()[1:]]
+    assert len(rows) == 2, out
+    for count, ours, theirs, ratio, _sizes in rows:
+        assert int(count.replace(",", "")) > 0 and float(ours) > 0 and float(theirs) > 0, out
+        assert float(ratio) > 0, out

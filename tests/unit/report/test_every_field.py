@@ -126,3 +126,29 @@ def test_xlsx_summary_counts_every_step_of_an_interrupted_run(tmp_path):
     counts = {c: int(row[c]) for c in summary.columns if c.startswith("steps_")}
     assert counts["steps_interrupted"] == 1
     assert sum(counts.values()) == len(rec.plan_steps())
+
+
+def test_xlsx_headers_are_frozen_and_filterable_and_times_read_as_dates(tmp_path):
+    """What docs/reports.md promises of the xlsx sheets, read back with openpyxl."""
+    from datetime import UTC, datetime, timedelta
+
+    import openpyxl
+
+    records = [failing_record(), rich_record()]
+    book = openpyxl.load_workbook(export(records, "xlsx", tmp_path / "r.xlsx"))
+    assert book.sheetnames == ["Summary", "Measurements", "Instruments"]
+    for sheet in book:
+        assert sheet.freeze_panes == "A2", sheet.title
+        assert all(cell.font.b for cell in sheet[1]), sheet.title
+    sheet = book["Measurements"]
+    header = [cell.value for cell in sheet[1]]
+    assert sheet.auto_filter.ref == f"A1:{sheet.cell(1, len(header)).column_letter}{sheet.max_row}"
+    times = [row[header.index("time")] for row in sheet.iter_rows(min_row=2)]
+    assert all(c.is_date and c.number_format == "yyyy-mm-dd hh:mm:ss" for c in times)
+    recorded = sorted(datetime.fromtimestamp(m.time, UTC).replace(tzinfo=None)
+                      for r in records for s in r.final_steps for m in s.measurements)
+    assert len(times) == len(recorded) and all(
+        abs(c.value - t) < timedelta(milliseconds=1) for c, t in zip(sorted(times, key=lambda c: c.value), recorded,
+                                                                       strict=True))
+    limits = sheet.column_dimensions[sheet.cell(1, header.index("limits") + 1).column_letter]
+    assert limits.width >= max(len(str(row[header.index("limits")].value or "")) for row in sheet.iter_rows(min_row=2))
