@@ -92,3 +92,10 @@ def test_xlsx_export_prints_labctls_cpu_beside_the_pandas_route():
     for count, ours, theirs, ratio, _sizes in rows:
         assert int(count.replace(",", "")) > 0 and float(ours) > 0 and float(theirs) > 0, out
         assert float(ratio) > 0, out
+
+
+def test_writer_process_prints_each_way_of_writing():
+    out = _run("writer_process.py", "--steps", "10,30", "--rounds", "1")
+    assert "The results store's writer, pinned (10→30 steps" in out, out
+    ways = [line.split("µs")[0].rsplit(None, 1)[0].strip() for line in out.splitlines()[2:]]
+    assert ways == ["threads", "child", "child, idle"], out
