@@ -122,7 +122,8 @@ def _naive_utc(df: pd.DataFrame) -> pd.DataFrame:
 def write_xlsx(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
     """Three sheets written row by row with xlsxwriter (in its ``constant_memory`` mode a sheet's
     rows go to disk as they are written). Headers frozen and filterable, columns as wide as
-    their first 200 values (up to 60), times as ``yyyy-mm-dd hh:mm:ss``."""
+    their first 200 values (up to 60), times as ``yyyy-mm-dd hh:mm:ss``; every text is a text
+    cell (never a formula or a link)."""
     import xlsxwriter
     from xlsxwriter.exceptions import FileCreateError
 
@@ -132,7 +133,11 @@ def write_xlsx(records: Sequence[RunRecord], path: Path, options: ExportOptions)
                          hint="select fewer runs, or use --format parquet or csv")
     sheets = {"Summary": summary_frame(records), "Measurements": measurements,
               "Instruments": instruments_frame(records)}
-    book = xlsxwriter.Workbook(str(path), {"constant_memory": True, "default_date_format": "yyyy-mm-dd hh:mm:ss"})
+    book = xlsxwriter.Workbook(str(path), {
+        "constant_memory": True, "default_date_format": "yyyy-mm-dd hh:mm:ss",
+        # recorded text is data: a message or an instrument's reply that begins with "=" is not
+        # a formula for Excel to run, and an address is not a link to follow
+        "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False})
     header = book.add_format({"bold": True})
     for name, df in sheets.items():
         _write_sheet(book.add_worksheet(name), _naive_utc(df), header)

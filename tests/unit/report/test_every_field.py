@@ -152,3 +152,20 @@ def test_xlsx_headers_are_frozen_and_filterable_and_times_read_as_dates(tmp_path
                                                                        strict=True))
     limits = sheet.column_dimensions[sheet.cell(1, header.index("limits") + 1).column_letter]
     assert limits.width >= max(len(str(row[header.index("limits")].value or "")) for row in sheet.iter_rows(min_row=2))
+
+
+def test_xlsx_keeps_recorded_text_as_text_never_a_formula_or_a_link(tmp_path):
+    """A recorded message, operator or instrument reply is data: Excel must not run text that
+    begins with "=" as a formula, nor turn an address into a link."""
+    import dataclasses
+
+    import openpyxl
+
+    formula = '=HYPERLINK("http://evil.example","click")'
+    rec = dataclasses.replace(failing_record(), message=formula, operator="http://example.com/alice")
+    sheet = openpyxl.load_workbook(export([rec], "xlsx", tmp_path / "r.xlsx"))["Summary"]
+    header = [cell.value for cell in sheet[1]]
+    message, operator = (sheet.cell(2, header.index(col) + 1) for col in ("message", "operator"))
+    assert (message.data_type, message.value) == ("s", formula)
+    assert (operator.data_type, operator.value, operator.hyperlink) == ("s", "http://example.com/alice", None)
+    assert pd.read_excel(tmp_path / "r.xlsx", sheet_name="Summary")["message"].tolist() == [formula]
