@@ -68,11 +68,16 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+#: control characters (all but tab and newline) shown as ``\\x1b``-style escapes, never sent to the
+#: terminal: a DUT console's coloured reply or a noisy serial line must not clear or retitle it
+_VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+
+
 def _fmt(value: Any) -> str:
-    """A value for rich markup: floats to 6 digits, brackets escaped."""
+    """A value for rich markup: floats to 6 digits, brackets escaped, control characters shown."""
     from rich.markup import escape
 
-    return escape(format_value(value))
+    return escape(format_value(value).translate(_VISIBLE_CONTROLS))
 
 
 def _corner(corner: dict[str, Any]) -> str:

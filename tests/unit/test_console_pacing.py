@@ -92,3 +92,21 @@ def test_the_summary_lists_at_most_max_rows_failures_and_counts_the_rest():
     assert "… 1940 more │        │ FAIL" in text
     assert "… 1 more    │        │ ERROR" in text
     assert "… 1000 more │        │ PASS" in text
+
+
+def test_control_characters_in_a_reply_are_shown_never_sent_to_the_terminal():
+    """A DUT console's coloured reply or a noisy serial line (ESC sequences, a bell, a carriage
+    return) recorded as a text value or an instrument error is printed as visible escapes: it
+    cannot clear the operator's screen, retitle the terminal or overwrite the line."""
+    rep, out, clock = _reporter()
+    key = "steps/fw#1"
+    rep(ev.StepStarted(run_id="r", time=clock.t, step_key=key, step_id="fw", group="steps", check="console.read"))
+    rep(ev.MeasurementRecorded(run_id="r", time=clock.t, step_key=key, name="version",
+                               value="\x1b[32m1.4.2\x1b[0m", unit="", limits=None, verdict=ev.Verdict.NONE))
+    rep(ev.InstrumentErrorReported(run_id="r", time=clock.t, step_key=key, role="dut", code=-100,
+                                   message="\x1b[2J\x1b]0;owned\x07\rerror"))
+    rep(ev.StepEnded(run_id="r", time=clock.t, step_key=key, outcome=ev.StepOutcome.ERROR, message="bad \x9b1m"))
+    text = out.getvalue()
+    assert not any(ch in text for ch in "\x1b\x07\r\x9b"), repr(text)
+    assert "version = \\x1b[32m1.4.2\\x1b[0m" in text
+    assert "\\x1b[2J\\x1b]0;owned\\x07\\x0derror" in text and "bad \\x9b1m" in text
