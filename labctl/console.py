@@ -60,24 +60,31 @@ def _console_class() -> Any:
     return QuietOnBrokenPipe
 
 
-def format_value(value: Any) -> str:
-    """A measured value as people read it: floats to 6 significant digits (``3.07``, not
-    ``3.0700000000000003``), integers whole, anything else as text."""
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
 #: control characters (all but tab and newline) shown as ``\\x1b``-style escapes, never sent to the
 #: terminal: a DUT console's coloured reply or a noisy serial line must not clear or retitle it
 _VISIBLE_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+
+
+def visible(text: str) -> str:
+    """``text`` with its control characters (all but tab and newline) as ``\\x1b``-style escapes:
+    what an instrument or a DUT sent is shown, never run by the terminal (console and TUI)."""
+    return text.translate(_VISIBLE_CONTROLS)
+
+
+def format_value(value: Any) -> str:
+    """A measured value as people read it: floats to 6 significant digits (``3.07``, not
+    ``3.0700000000000003``), integers whole, anything else as text (control characters shown,
+    :func:`visible`)."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return visible(str(value))
 
 
 def _fmt(value: Any) -> str:
     """A value for rich markup: floats to 6 digits, brackets escaped, control characters shown."""
     from rich.markup import escape
 
-    return escape(format_value(value).translate(_VISIBLE_CONTROLS))
+    return escape(format_value(value))
 
 
 def _corner(corner: dict[str, Any]) -> str:

@@ -57,9 +57,23 @@ def _num(v: Any) -> str:
     return "-" if v is None else format_value(v)
 
 
-def _styled(text: str) -> str:
+class Markup(str):
+    """Rich markup written here, printed as markup; every other cell of a table is data, shown
+    as it is (a stored reply's ``[/x]`` or ESC is neither markup nor a terminal command)."""
+
+
+def _data(value: Any) -> str:
+    """A stored value for a markup line or cell: brackets escaped, control characters shown."""
+    from rich.markup import escape
+
+    from labctl.console import visible
+
+    return value if isinstance(value, Markup) else escape(visible(str(value)))
+
+
+def _styled(text: str) -> Markup:
     style = OUTCOME_STYLE.get(text)
-    return f"[{style}]{text}[/{style}]" if style else text
+    return Markup(f"[{style}]{_data(text)}[/{style}]" if style else _data(text))
 
 
 def _limits(m: dict[str, Any]) -> str:
@@ -88,7 +102,7 @@ def _table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[An
     for c in columns:
         table.add_column(c, overflow="fold")
     for r in rows:
-        table.add_row(*[str(x) for x in r])
+        table.add_row(*[_data(x) for x in r])
     return table
 
 
@@ -142,7 +156,7 @@ def runs(ctx: click.Context, db: str | None, filters: dict[str, Any], limit: int
 
 
 def _run_row(r: dict[str, Any]) -> list[str]:
-    outcome = _styled(r["outcome"]) + (f" (resumed ×{r['sessions'] - 1})" if r["sessions"] > 1 else "")
+    outcome = Markup(_styled(r["outcome"]) + (f" (resumed ×{r['sessions'] - 1})" if r["sessions"] > 1 else ""))
     return [
         r["id"], _when(r["started_at"]), f"{r['plan_name']} {r['plan_version']}".strip(), r["dut_serial"] or "-",
         r["station"] + (f"/{r['slot']}" if r["slot"] else ""), outcome, _dur(r["duration"]),
@@ -167,6 +181,7 @@ SHOWN = 200
 @click.pass_context
 def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: str) -> None:
     """One run: context, steps, and measurements against their limits (failures first)."""
+    from labctl.console import visible
     from labctl.store import query
 
     with _open(_db_of(ctx, db)) as store:
@@ -177,7 +192,8 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
     run = d["run"]
     console = _console()
     dur = run["ended_at"] - run["started_at"] if run["ended_at"] is not None else None
-    console.print(f"[bold]run {run['id']}[/bold]  {_styled(run['outcome'])}" + (f"  {run['message']}" if run["message"] else ""))
+    console.print(f"[bold]run {_data(run['id'])}[/bold]  {_styled(run['outcome'])}"
+                  + (f"  {_data(run['message'])}" if run["message"] else ""))
     for label, value in (
         ("plan", f"{run['plan_name']} {run['plan_version']}  ({run['plan_path']}, sha256 {run['plan_hash'][:12]})"),
         ("station", run["station"] + (f" slot {run['slot']}" if run["slot"] else "")),
@@ -186,7 +202,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
         ("host", f"{run['host']} pid {run['pid']}, labctl {run['labctl_version']}"),
         ("parameters", json.dumps(run["parameters"] or {})),
     ):
-        console.print(f"  {label:<11}{value}", markup=False)
+        console.print(f"  {label:<11}{visible(value)}", markup=False)
     if len(d["sessions"]) > 1:
         console.print(_table("sessions (resumes)", ["#", "started", "host", "pid", "outcome", "plan"], (
             [s["session"], _when(s["started_at"]), s["host"], s["pid"], s["outcome"] or "-",
@@ -255,7 +271,7 @@ def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str
         [r["step"], r["name"], _labels(r["labels"]), _num(r["value_a"]), _num(r["value_b"]), _num(r["delta"]),
          f"{r['delta_pct']:+.2f}" if r["delta_pct"] is not None else "-", r["unit"],
          _styled(r["verdict_b"] or "-") if not r["changed"] else
-         f"{_styled(r['verdict_a'] or '-')}→{_styled(r['verdict_b'] or '-')}"] for r in rows)))
+         Markup(f"{_styled(r['verdict_a'] or '-')}→{_styled(r['verdict_b'] or '-')}")] for r in rows)))
 
 
 @click.command()

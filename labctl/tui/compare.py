@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from labctl.console import format_value
+from labctl.console import format_value, visible
 from labctl.tui import fmt
 from labctl.tui.detail import run_summary
 from labctl.tui.handover import to_screen
@@ -24,7 +24,7 @@ from labctl.tui.station import STATUS_CLASSES
 
 
 def _shown(v: Any, unit: str) -> str:
-    return "-" if v is None else f"{format_value(v)} {unit or ''}".rstrip()
+    return "-" if v is None else visible(f"{format_value(v)} {unit or ''}".rstrip())
 
 
 class CompareScreen(Screen):

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from labctl.console import visible
 from labctl.tui import fmt
 from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
@@ -42,7 +43,7 @@ def run_summary(run: dict[str, Any], widget: Any, steps: list[dict[str, Any]] | 
     if (run.get("sessions") or 1) > 1:
         text.append(f"  resumed ({run['sessions']} sessions)", style=fmt.status_style(widget, "status-warn"))
     if run.get("message"):
-        text.append(f"\n{run['message']}", style=fmt.status_style(widget, "status-dim"))
+        text.append(f"\n{visible(run['message'])}", style=fmt.status_style(widget, "status-dim"))
     return text
 
 
@@ -110,7 +111,7 @@ class RunDetailScreen(Screen):
         steps.add_rows([fmt.step_name(s["step_key"]) if s["final"] else Text(fmt.step_name(s["step_key"]), style=fmt.status_style(self, "status-dim")),
                         ", ".join(f"{k}={v}" for k, v in (s["corner"] or {}).items()), str(s["attempt"]),
                         fmt.styled(s["outcome"] or "cut off", self), fmt.duration(s["duration"]),
-                        (s["message"] or "").splitlines()[0] if s["message"] else ""] for s in self.step_rows)
+                        visible(s["message"].splitlines()[0]) if s["message"] else ""] for s in self.step_rows)
 
     def on_screen_resume(self) -> None:
         """Back from a re-run of this run: the old and the new run side by side."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
-from labctl.console import format_value
+from labctl.console import format_value, visible
 
 #: outcome or verdict -> the stylesheet's component class that colours it
 STATUS_CLASS = {
@@ -73,19 +73,19 @@ def short_id(run_id: str | None, n: int = 12) -> str:
 def value(m: dict[str, Any]) -> str:
     """The measured value with its unit (numbers to 6 significant digits)."""
     v = m.get("value")
-    shown = format_value(v) if v is not None else (m.get("value_text") or "-")
+    shown = format_value(v if v is not None else (m.get("value_text") or "-"))
     return f"{shown} {m.get('unit') or ''}".rstrip()
 
 
 def labels(m: dict[str, Any]) -> str:
     """``lane 3 rail VDD_IO``; a label that repeats the measurement's name is left out."""
-    return " ".join(f"{k} {v}" for k, v in (m.get("labels") or {}).items() if v != m.get("name"))
+    return visible(" ".join(f"{k} {v}" for k, v in (m.get("labels") or {}).items() if v != m.get("name")))
 
 
 def limits(m: dict[str, Any]) -> str:
     """The limits as the plan wrote them, else low..high."""
     if m.get("limit_text"):
-        return str(m["limit_text"])
+        return visible(str(m["limit_text"]))
     low, high = m.get("low"), m.get("high")
     if low is None and high is None:
         return ""

@@ -7,6 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from labctl.console import visible
 from labctl.engine import events as ev
 
 MAX_POINTS = 600  # per time series kept for the plots
@@ -93,13 +94,13 @@ class RunModel:
             row = self.steps.get(key)
             if row is not None:
                 row.status, row.duration, row.duration_sim, row.message = (
-                    e.outcome.value, e.duration, e.duration_sim, e.message)
+                    e.outcome.value, e.duration, e.duration_sim, visible(e.message))
                 # the engine records a step it does not run as started and ended at once
                 row.not_run = e.outcome.value in ("ABORTED", "SKIPPED") and not e.duration and e.duration_sim is None
                 self.changed_steps.add(key)
                 if e.message and e.outcome.value not in ("PASS", "SKIPPED"):
                     self.new_logs.append(("error" if e.outcome.value in ("FAIL", "ERROR") else "warning",
-                                          f"{row.step_id}: {e.outcome.value}: {e.message}"))
+                                          f"{row.step_id}: {e.outcome.value}: {row.message}"))
         elif isinstance(e, ev.MeasurementRecorded):
             m = Measurement(e.step_key.rpartition("#")[0], e.name, e.value, e.unit, e.limits, e.verdict.value,
                             dict(e.labels))
@@ -119,21 +120,21 @@ class RunModel:
             self.series_unit[e.series] = e.unit
             self.samples_changed = True
         elif isinstance(e, ev.Progress):
-            self.progress_text, self.progress_fraction = e.text, e.fraction
+            self.progress_text, self.progress_fraction = visible(e.text), e.fraction
         elif isinstance(e, ev.PromptAsked):
             self.prompts.append(e)
-            self.new_logs.append(("info", f"prompt {e.prompt_id}: {e.text}"))
+            self.new_logs.append(("info", visible(f"prompt {e.prompt_id}: {e.text}")))
         elif isinstance(e, ev.PromptAnswered):
-            self.new_logs.append(("info", f"prompt {e.prompt_id} answered {e.answer!r} by {e.source}"))
+            self.new_logs.append(("info", visible(f"prompt {e.prompt_id} answered {e.answer!r} by {e.source}")))
         elif isinstance(e, ev.LogMessage):
             if e.level != "debug":
-                self.new_logs.append((e.level, e.message))
+                self.new_logs.append((e.level, visible(e.message)))
         elif isinstance(e, ev.InstrumentErrorReported):
-            self.new_logs.append(("error", f"{e.role}: error {e.code:+d} {e.message}"))
+            self.new_logs.append(("error", visible(f"{e.role}: error {e.code:+d} {e.message}")))
         elif isinstance(e, ev.RunEnded):
-            self.outcome, self.outcome_message = e.outcome.value, e.message
+            self.outcome, self.outcome_message = e.outcome.value, visible(e.message)
             self.current = None
-            self.progress_text, self.progress_fraction = f"run {e.outcome.value}: {e.message}", 1.0
+            self.progress_text, self.progress_fraction = f"run {e.outcome.value}: {self.outcome_message}", 1.0
             self.header_changed = True
 
     def take_changes(self) -> tuple[set[str], list[Measurement], list[tuple[str, str]], list[ev.PromptAsked]]:
@@ -174,12 +175,6 @@ def margin(value: Any, limits: ev.Limits | None, unit: str = "") -> tuple[str, f
         share = nearest / ((hi - lo) / 2)
         return f"{text} ({share * 100:.0f} %)", share
     return text, None
-
-
-def format_value(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def format_seconds(seconds: float | None) -> str:

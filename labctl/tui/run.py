@@ -19,8 +19,9 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, RichLog, Sta
 from textual.widgets.tree import TreeNode
 from textual_plotext import PlotextPlot
 
+from labctl.console import format_value, visible
 from labctl.tui.catalog import PlanEntry
-from labctl.tui.model import RunModel, format_seconds, format_value, margin
+from labctl.tui.model import RunModel, format_seconds, margin
 from labctl.tui.session import EventsReady, Note, PromptCancelled, RunSession
 from labctl.tui.station import STATUS_CLASSES
 
@@ -302,7 +303,7 @@ class RunScreen(Screen[None]):
             table.move_cursor(row=table.row_count - 1, animate=False)
 
     def _measurement_row(self, m: Any) -> tuple[Any, ...]:
-        name = m.name + (" " + " ".join(f"{k}={v}" for k, v in m.labels.items()) if m.labels else "")
+        name = visible(m.name + (" " + " ".join(f"{k}={v}" for k, v in m.labels.items()) if m.labels else ""))
         step = self.model.steps[m.step_key].step_id if m.step_key in self.model.steps else m.step_key
         value = f"{format_value(m.value)} {m.unit}".rstrip()
         margin_text, _share = margin(m.value, m.limits, m.unit)
@@ -368,7 +369,7 @@ class RunScreen(Screen[None]):
         fresh = [r for r in records if float(r.get("t", 0)) >= since][-400:]
         for r in fresh:
             arrow = {"write": "→", "query": "→", "reply": "←", "error": "✖", "note": "·"}.get(r.get("kind"), " ")
-            log_widget.write(f"{r.get('instrument')} {arrow} {r.get('text')}")
+            log_widget.write(visible(f"{r.get('instrument')} {arrow} {r.get('text')}"))
 
     # ------------------------------------------------------------------ periodic
     def _tick(self) -> None:

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 from textual_plotext import PlotextPlot
 
+from labctl.console import visible
 from labctl.tui import fmt
 from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
@@ -234,7 +235,7 @@ class WatchScreen(Screen):
         took = (ended or time.time()) - run["started_at"]
         head.append(f"  {fmt.duration(took)}")
         if run["outcome"] != "running" and run.get("message"):
-            head.append(f"\n{run['message']}", style=fmt.status_style(self, "status-dim"))
+            head.append(f"\n{visible(run['message'])}", style=fmt.status_style(self, "status-dim"))
         self.query_one("#watch-run", Static).update(head)
         plan_steps = [s for s in steps if s["check"] != "safe_state"]
         done = {o: sum(1 for s in plan_steps if s["outcome"] == o) for o in ("PASS", "FAIL", "ERROR")}
@@ -260,7 +261,7 @@ class WatchScreen(Screen):
             live = True
         elif live:
             bar.update(total=1.0 if progress["fraction"] is not None else None, progress=progress["fraction"] or 0.0)
-            wait.update(progress["text"])
+            wait.update(visible(progress["text"]))
         else:
             bar.update(total=1.0, progress=1.0 if run["outcome"] != "running" else 0.0)
             wait.update("")

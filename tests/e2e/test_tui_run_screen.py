@@ -190,3 +190,42 @@ async def test_after_a_step_with_a_long_value_the_next_steps_verdicts_and_limits
         await _feed(pilot, screen, feed.take())
         assert [str(c) for c in table.get_row_at(0)][:3] == ["VDD_CORE", "0.7509 V", "PASS"]
         assert columns_in_view(table)[:5] == ["Measurement", "Value", "Verdict", "Margin", "Limits"]
+
+
+@pilot_test
+async def test_control_characters_from_an_instrument_are_shown_never_sent_to_the_terminal():
+    """A DUT shell's colours or a noisy serial line (ESC sequences, a bell, a carriage return)
+    in a reply, a text value, an instrument error or a step's message: the run screen shows
+    them as escapes; sent as they are, they would clear the screen or retitle the terminal."""
+    hostile = "\x1b[2J\x1b]0;owned\x07\rX"
+    shown_as = "\\x1b[2J\\x1b]0;owned\\x07\\x0dX"
+    async with _app().run_test(size=(160, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed()
+        feed.step("fw", None, check="console.read")
+        key = "steps/fw#1"
+        feed.events += [
+            ev.MeasurementRecorded(run_id=RUN, time=feed.t, step_key=key, name="version", value=f"1.4{hostile}",
+                                   unit="", limits=None, verdict=ev.Verdict.NONE),
+            ev.InstrumentErrorReported(run_id=RUN, time=feed.t, step_key=key, role="dut", code=-100,
+                                       message=hostile),
+            ev.StepEnded(run_id=RUN, time=feed.t, step_key=key, outcome=ev.StepOutcome.ERROR, message=hostile)]
+        await _feed(pilot, screen, feed.take())
+        logged = [line.text for line in screen.query_one("#run-log", RichLog).lines]
+        assert any(line == f"dut: error -100 {shown_as}" for line in logged), logged
+        assert any(line == f"fw: ERROR: {shown_as}" for line in logged), logged
+        table = screen.query_one("#measurements", DataTable)
+        assert str(table.get_row_at(table.row_count - 1)[1]) == f"1.4{shown_as}"
+
+        feed.step("fw2", None, check="console.read")  # its I/O pane, from its first command
+        clock = [feed.t + 0.001]
+        log = SessionLog(clock=lambda: clock[0])
+        screen.session.station = SimpleNamespace(session_log=log)
+        log.record("dut", "/dev/ttyUSB0", "reply", hostile)
+        await _feed(pilot, screen, feed.take())
+        await pilot.press("l")
+        pane = screen.query_one("#run-log", RichLog)
+        await wait_for(pilot, lambda: any("owned" in line.text for line in pane.lines), "the I/O pane", timeout=30)
+        assert [line.text for line in pane.lines] == [f"dut ← {shown_as}"]
+        everything = "".join(str(strip) for strip in pane.lines) + "".join(logged)
+        assert not any(ch in everything for ch in "\x1b\x07\r"), repr(everything)

@@ -191,3 +191,25 @@ def test_show_of_a_long_run_lists_what_did_not_pass_and_the_first_steps(db_url, 
     full = labctl("runs", "show", "run-long", "--db", db_url, "--all")
     assert set(re.findall(r"steps/(s\d+)\[", full.stdout)) == {f"s{i}" for i in range(260)}
     assert "more steps" not in full.stdout
+
+
+def test_runs_show_prints_stored_text_as_it_is_never_as_markup_or_terminal_commands(db_url, labctl):
+    """A garbage reply quoted in a step's message ("got '[/bold]'"), an identity string with
+    brackets, an error message with ESC sequences: shown as text, no traceback, nothing that
+    would clear or recolour the operator's terminal."""
+    with open_store(db_url) as store:
+        rec = Recorder(store)
+        s = Script(rec, "run-odd")
+        s.start(instruments=[ev.InstrumentInfo(role="dut", driver="console", resource="/dev/ttyUSB0",
+                                               idn="[red]ACME[/red] shell\x1b[0m")])
+        key = s.step("rails", {"vdd": 0.75}, end=False)
+        s.emit(ev.InstrumentErrorReported, step_key=key, role="dut", code=-100, message="\x1b[2Jnoise\x07")
+        s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.ERROR,
+               message="expected a number, got '[/bold]\\x15' (instrument dut)", duration=1.0)
+        s.emit(ev.RunEnded, outcome=ev.RunOutcome.ERROR, message="[/] stopped")
+        rec.close()
+    res = labctl("runs", "show", "run-odd", "--db", db_url)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    out = res.stdout
+    assert "got '[/bold]\\x15'" in out and "[/] stopped" in out and "[red]ACME[/red] shell\\x1b[0m" in out, out
+    assert "\\x1b[2Jnoise\\x07" in out and "\x1b" not in out and "\x07" not in out, repr(out)

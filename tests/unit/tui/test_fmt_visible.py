@@ -1,0 +1,17 @@
+"""The TUI's screens over stored runs (run detail, watch, compare) show what a DUT or an
+instrument sent as text: its control characters as escapes, never as terminal commands."""
+
+from __future__ import annotations
+
+from labctl.tui import fmt
+from labctl.tui.compare import _shown
+
+
+def test_stored_values_labels_and_limits_show_control_characters_as_escapes():
+    m = {"name": "version", "value": None, "value_text": "\x1b[32m1.4.2\x1b[0m", "unit": "",
+         "labels": {"port": "tty\x07"}, "limit_text": "~ /^1\\.4/\r"}
+    assert fmt.value(m) == "\\x1b[32m1.4.2\\x1b[0m"
+    assert fmt.labels(m) == "port tty\\x07"
+    assert fmt.limits(m) == "~ /^1\\.4/\\x0d"
+    assert fmt.value({"value": 0.75, "unit": "V"}) == "0.75 V"  # numbers as before
+    assert _shown("\x9b2J", "") == "\\x9b2J"
