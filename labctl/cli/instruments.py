@@ -65,25 +65,25 @@ def check(fixture_path: str, days: int, allow_expired: bool, no_sim: bool, as_js
 def _print_report(report) -> None:
     from rich.table import Table
 
-    from labctl.console import make_console
+    from labctl.console import _fmt, make_console
 
-    console = make_console()
+    console = make_console()  # what instruments answered is data: shown as text, never as markup
     for note in report.notes:
-        console.print(f"[cyan]note:[/] {note}")
+        console.print(f"[cyan]note:[/] {_fmt(note)}")
     table = Table(title=f"Pre-flight of station {report.station}")
     for col in ("role", "driver", "resource", "status", "model", "serial", "detail"):
         table.add_column(col, overflow="fold")
     style = {"ok": "green", "warn": "yellow", "fail": "bold red"}
     for r in report.rows:
-        table.add_row(r.role, r.driver, r.resource, f"[{style[r.status]}]{r.status.upper()}[/]", r.model, r.serial,
-                      r.detail)
+        table.add_row(_fmt(r.role), _fmt(r.driver), _fmt(r.resource), f"[{style[r.status]}]{r.status.upper()}[/]",
+                      _fmt(r.model), _fmt(r.serial), _fmt(r.detail))
     console.print(table)
     failed = [r.role for r in report.rows if r.status == "fail"]
     if failed:
         console.print(f"[bold red]pre-flight failed[/] for {', '.join(failed)}")
         for r in report.rows:
             if r.status == "fail":
-                console.print(f"  {r.role}: {'; '.join(r.problems)}", soft_wrap=True)
+                console.print(f"  {_fmt(r.role)}: {_fmt('; '.join(r.problems))}", soft_wrap=True)
     else:
         console.print("[green]pre-flight passed[/]")
 

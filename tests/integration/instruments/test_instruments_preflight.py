@@ -184,3 +184,18 @@ def test_a_check_and_the_tui_keep_off_a_bench_a_run_is_driving(tmp_path, labctl)
         assert status.problems and status.problems[0].startswith("bench in use, not polled: ")
     res = labctl("instruments", "check", "--fixture", str(path))  # free again
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_cli_check_prints_what_instruments_answer_as_text(tmp_path, labctl):
+    """A serial number with brackets in it, as the instrument's *IDN? answers it (the simulated
+    DMM takes its asset's): printed as it came, not read as rich markup (the closing tag in it
+    ended `labctl instruments check` with a traceback)."""
+    from labctl.sim.testing import isolated_fixture
+
+    path = isolated_fixture(tmp_path)
+    path.write_text(path.read_text().replace("MY59008389", "'MY[/b]89'"))
+    res = labctl("instruments", "check", "--fixture", str(path))
+    assert "Traceback" not in res.stderr, res.stderr
+    assert res.returncode == 0, res.stdout + res.stderr
+    dmm = next(line for line in res.stdout.splitlines() if "keysight-34465a" in line)
+    assert "│ MY[/b]89 " in dmm, res.stdout
