@@ -136,7 +136,7 @@ def scan(resources: tuple[str, ...], backend: str, timeout: float, baud: int | N
     """List VISA resources and identify what answers *IDN?."""
     from rich.table import Table
 
-    from labctl.console import make_console
+    from labctl.console import _fmt, make_console
 
     found: list[str] = []
     if not no_list:
@@ -158,7 +158,7 @@ def scan(resources: tuple[str, ...], backend: str, timeout: float, baud: int | N
     for res in targets:
         reply, profiles = _probe(res, backend, timeout, baud)
         answered += not reply.startswith("no answer")
-        table.add_row(res, reply, ", ".join(profiles) or "-")
+        table.add_row(_fmt(res), _fmt(reply), _fmt(", ".join(profiles) or "-"))  # answers are data, not markup
     make_console().print(table)
     if not targets:
         click.echo("no resources found; pass --resource TCPIP0::host::5025::SOCKET to probe LAN instruments")

@@ -199,3 +199,12 @@ def test_cli_check_prints_what_instruments_answer_as_text(tmp_path, labctl):
     assert res.returncode == 0, res.stdout + res.stderr
     dmm = next(line for line in res.stdout.splitlines() if "keysight-34465a" in line)
     assert "│ MY[/b]89 " in dmm, res.stdout
+    import yaml
+
+    from labctl.sim.testing import served_lab
+
+    dmm = yaml.safe_load(path.read_text())["roles"]["dmm"]["resource"]
+    with served_lab(path):
+        res = labctl("instruments", "scan", "--no-list", "--timeout", "0.5", "-r", dmm)
+    assert "Traceback" not in res.stderr and res.returncode == 0, res.stdout + res.stderr
+    assert "MY[/b]89" in res.stdout, res.stdout
