@@ -24,6 +24,13 @@ STATUS_CLASS = {
 }
 
 
+def plain(value: Any) -> Text:
+    """Data (a reply, a message, a plan's or an operator's text) for a widget that would read a
+    ``str`` as markup (``Static``): shown as it is, ``[/b]`` and all, control characters as
+    escapes. A closing tag in a str there raises (Textual's ``MarkupError``)."""
+    return Text(visible(str(value)))
+
+
 def status_style(widget: Any, component: str) -> Any:
     """The rich style of one of the stylesheet's status classes, for ``widget`` (a screen that
     lists them in ``COMPONENT_CLASSES``)."""

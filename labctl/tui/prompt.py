@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from labctl.engine.events import PromptAsked
+from labctl.tui import fmt
 
 
 class PromptDialog(ModalScreen[str | None]):
@@ -32,7 +33,7 @@ class PromptDialog(ModalScreen[str | None]):
         a = self.asked
         with Vertical(classes="dialog", id="prompt-dialog"):
             yield Static(f"Operator prompt · step {a.prompt_id}", classes="dialog-title")
-            yield Static(a.text, classes="dialog-text", id="prompt-text")
+            yield Static(fmt.plain(a.text), classes="dialog-text", id="prompt-text")
             yield Static(self._countdown_text(), id="prompt-countdown")
             if a.choices:
                 with Horizontal(classes="dialog-buttons"):

@@ -462,7 +462,8 @@ class RunScreen(Screen[None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, PromptDialog) and screen.asked.prompt_id == cancelled.prompt_id:
                 screen.dismiss(None)
-                self.notify(f"prompt {cancelled.prompt_id} withdrawn: {cancelled.reason}", severity="warning")
+                self.notify(visible(f"prompt {cancelled.prompt_id} withdrawn: {cancelled.reason}"), severity="warning",
+                            markup=False)
 
     # ------------------------------------------------------------------ end
     def _finished(self) -> None:
@@ -550,4 +551,4 @@ class RunScreen(Screen[None]):
         if key and key in self.model.steps:
             row = self.model.steps[key]
             if row.message:
-                self.notify(f"{row.step_id}: {row.message}", timeout=8)
+                self.notify(visible(f"{row.step_id}: {row.message}"), timeout=8, markup=False)

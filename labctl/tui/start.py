@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
+from labctl.tui import fmt
 from labctl.tui.catalog import PlanEntry
 from labctl.tui.status import StationStatus
 
@@ -85,9 +86,9 @@ class StartRunScreen(ModalScreen[None]):
         e = self.entry
         cfg = self.app.config
         with Vertical(id="start-form", classes="dialog"):
-            yield Static(f"Start {e.name}", classes="dialog-title")
-            yield Static(f"{e.expanded} steps, {e.corners or 'no'} corners, est. {e.estimate}; "
-                         f"roles {', '.join(e.requires) or '—'}", classes="dialog-text")
+            yield Static(fmt.plain(f"Start {e.name}"), classes="dialog-title")
+            yield Static(fmt.plain(f"{e.expanded} steps, {e.corners or 'no'} corners, est. {e.estimate}; "
+                                   f"roles {', '.join(e.requires) or '—'}"), classes="dialog-text")
             with VerticalScroll(id="start-fields"):
                 yield from self._field("dut", "DUT serial", "scan or type the board's serial",
                                        self.status.dut_serial if self.status else "")
@@ -160,15 +161,15 @@ class StartRunScreen(ModalScreen[None]):
         for widget in self.query(".field-error"):
             ident = (widget.id or "").removesuffix("-error")
             error = check.field_errors.get(ident, "")
-            widget.update(error)
+            widget.update(fmt.plain(error))
             widget.set_class(not error, "-empty")
         lines = [f"✖ {b}" for b in check.blocking] + [f"▲ {w}" for w in check.warnings]
         pre = self.query_one("#start-preflight", Static)
         if check.ok:
-            pre.update("\n".join(["Pre-flight: nothing blocks the start", *lines]))
+            pre.update(fmt.plain("\n".join(["Pre-flight: nothing blocks the start", *lines])))
         else:
             n = len(check.blocking) + len(check.field_errors)
-            pre.update("\n".join([f"Pre-flight: {n} problem(s) block the start", *lines]))
+            pre.update(fmt.plain("\n".join([f"Pre-flight: {n} problem(s) block the start", *lines])))
         pre.set_class(not check.ok, "-blocked")
         pre.set_class(check.ok, "-clear")
         self.query_one("#start", Button).disabled = not check.ok

@@ -15,6 +15,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from labctl.console import visible
+from labctl.tui import fmt
 from labctl.tui.catalog import PlanEntry
 from labctl.tui.handover import to_screen
 from labctl.tui.status import StationStatus
@@ -172,7 +174,7 @@ class StationScreen(Screen[None]):
         if status.busy:
             dut.update("DUT: not read (bench in use)")
         elif status.dut_serial:
-            dut.update(f"DUT {status.dut_serial}\n{status.dut_detail}")
+            dut.update(fmt.plain(f"DUT {status.dut_serial}\n{status.dut_detail}"))
         else:
             dut.update("DUT: the console did not answer" if "dut" in self.app.bench.fixture.roles else "no DUT console")
         locks = self.query_one("#interlocks", DataTable)
@@ -283,7 +285,7 @@ class StationScreen(Screen[None]):
             self.notify("no plan selected", severity="warning")
             return
         if not entry.ok:
-            self.notify(f"{entry.name} does not load: {entry.error}", severity="error")
+            self.notify(visible(f"{entry.name} does not load: {entry.error}"), severity="error", markup=False)
             return
         if self.app.run_session is not None and not self.app.run_session.finished:
             self.notify("a run is in progress on this station", severity="warning")

@@ -257,11 +257,11 @@ class WatchScreen(Screen):
         if running and prompt is not None and prompt["step_key"] == current["step_key"]:
             choices = f" [{' / '.join(prompt['choices'])}]" if prompt.get("choices") else ""
             bar.update(total=None)
-            wait.update(f"waiting for the operator at the bench: {prompt['text']}{choices}")
+            wait.update(fmt.plain(f"waiting for the operator at the bench: {prompt['text']}{choices}"))
             live = True
         elif live:
             bar.update(total=1.0 if progress["fraction"] is not None else None, progress=progress["fraction"] or 0.0)
-            wait.update(visible(progress["text"]))
+            wait.update(fmt.plain(progress["text"]))
         else:
             bar.update(total=1.0, progress=1.0 if run["outcome"] != "running" else 0.0)
             wait.update("")

@@ -229,3 +229,31 @@ async def test_control_characters_from_an_instrument_are_shown_never_sent_to_the
         assert [line.text for line in pane.lines] == [f"dut ← {shown_as}"]
         everything = "".join(str(strip) for strip in pane.lines) + "".join(logged)
         assert not any(ch in everything for ch in "\x1b\x07\r"), repr(everything)
+
+
+@pilot_test
+async def test_text_that_looks_like_markup_is_shown_as_it_is_never_parsed():
+    """A failing step's message quoting a garbage reply ("got '[/b]'"), an operator prompt
+    written with brackets: shown as written. Read as Textual markup, the closing tag raised
+    MarkupError and ended the app when the operator selected the step or the prompt opened."""
+    from textual.widgets import Static
+
+    from labctl.tui.prompt import PromptDialog
+
+    garbage = "expected a number, got '[/b]\\x15' (instrument daq)"
+    async with _app().run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed()
+        feed.step("rails", "ERROR", message=garbage, check="power.rails")
+        await _feed(pilot, screen, feed.take())
+        tree = screen.query_one("#steps", Tree)
+        tree.select_node(screen._step_nodes["steps/rails"])
+        await pilot.pause(0.3)
+        assert [n.message for n in pilot.app._notifications] == [f"rails: {garbage}"]
+
+        asked = ev.PromptAsked(run_id=RUN, time=feed.t, step_key="steps/scan#1", prompt_id="scan",
+                               text="Scan the board's label [/b] then press enter", choices=("done",))
+        await pilot.app.push_screen(PromptDialog(asked, "alice"))
+        await pilot.pause(0.3)
+        shown = pilot.app.screen.query_one("#prompt-text", Static)
+        assert str(shown.render()) == "Scan the board's label [/b] then press enter"

@@ -15,3 +15,8 @@ def test_stored_values_labels_and_limits_show_control_characters_as_escapes():
     assert fmt.limits(m) == "~ /^1\\.4/\\x0d"
     assert fmt.value({"value": 0.75, "unit": "V"}) == "0.75 V"  # numbers as before
     assert _shown("\x9b2J", "") == "\\x9b2J"
+
+
+def test_plain_text_keeps_brackets_and_shows_control_characters():
+    shown = fmt.plain("got '[/b]' \x1b[2J")
+    assert shown.plain == "got '[/b]' \\x1b[2J" and not shown.spans
