@@ -44,7 +44,7 @@ class CompareScreen(Screen):
         yield Static("Compare", classes="screen-title")
         yield Static("loading…", id="compare-a", classes="compare-run")
         yield Static("", id="compare-b", classes="compare-run")
-        table = DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+        table = fmt.TextTable(id="compare-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("step", "measurement", "A", "B", "Δ", "Δ %", "verdict A → B", "limits")
         yield table
         yield Footer()

@@ -69,11 +69,11 @@ class RunDetailScreen(Screen):
         yield Static("Run detail", classes="screen-title")
         yield Static("loading…", id="detail-summary")
         yield Static("Measurements (failures first)", classes="section-title")
-        ms = DataTable(id="detail-measurements", cursor_type="row", zebra_stripes=True)
+        ms = fmt.TextTable(id="detail-measurements", cursor_type="row", zebra_stripes=True)
         ms.add_columns("verdict", "step", "measurement", "value", "limits", "margin")
         yield ms
         yield Static("Steps", classes="section-title")
-        steps = DataTable(id="detail-steps", cursor_type="row", zebra_stripes=True)
+        steps = fmt.TextTable(id="detail-steps", cursor_type="row", zebra_stripes=True)
         steps.add_columns("step", "corner", "try", "outcome", "time", "message")
         yield steps
         yield Footer()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
+from textual.widgets import DataTable
 
 from labctl.console import format_value, visible
 
@@ -29,6 +31,16 @@ def plain(value: Any) -> Text:
     ``str`` as markup (``Static``): shown as it is, ``[/b]`` and all, control characters as
     escapes. A closing tag in a str there raises (Textual's ``MarkupError``)."""
     return Text(visible(str(value)))
+
+
+class TextTable(DataTable):
+    """A ``DataTable`` whose ``str`` cells are data: shown as written. (Textual reads a ``str``
+    cell as markup: a reply quoting ``[/b]`` raised ``MarkupError`` and ended the app, and one
+    with ``[red]`` in it turned red.) Brackets that look like tags are escaped, control
+    characters shown as escapes; other cells (``Text``, numbers) go in as they are."""
+
+    def add_row(self, *cells: Any, **kwargs: Any) -> Any:
+        return super().add_row(*[escape(visible(c)) if isinstance(c, str) else c for c in cells], **kwargs)
 
 
 def status_style(widget: Any, component: str) -> Any:

@@ -20,6 +20,7 @@ from textual.widgets.tree import TreeNode
 from textual_plotext import PlotextPlot
 
 from labctl.console import format_value, visible
+from labctl.tui import fmt
 from labctl.tui.catalog import PlanEntry
 from labctl.tui.model import RunModel, format_seconds, margin
 from labctl.tui.session import EventsReady, Note, PromptCancelled, RunSession
@@ -89,13 +90,13 @@ class RunScreen(Screen[None]):
                 yield Tree("run", id="steps")
             with Vertical(id="run-right"):
                 with Vertical(id="measurements-pane", classes="pane"):
-                    yield DataTable(id="measurements", cursor_type="row", zebra_stripes=True)
+                    yield fmt.TextTable(id="measurements", cursor_type="row", zebra_stripes=True)
                 with Horizontal(id="plots-pane", classes="pane"):
                     yield PlotextPlot(id="plot-series")
                     yield PlotextPlot(id="plot-ber")
         with Horizontal(id="run-bottom"):
             with Vertical(id="interlocks-run-pane", classes="pane"):
-                yield DataTable(id="run-interlocks", cursor_type="none")
+                yield fmt.TextTable(id="run-interlocks", cursor_type="none")
             with Vertical(id="log-pane", classes="pane"):
                 yield RichLog(id="run-log", wrap=True, markup=False, max_lines=2000)
         yield Footer()

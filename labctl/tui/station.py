@@ -54,14 +54,14 @@ class StationScreen(Screen[None]):
         yield Static("", id="station-head")
         with Horizontal(id="station-top"):
             with Vertical(id="instruments-pane", classes="pane"):
-                yield DataTable(id="instruments", cursor_type="row", zebra_stripes=True)
+                yield fmt.TextTable(id="instruments", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="instrument-detail", classes="-empty")  # the row's whole problem
             with Vertical(id="side-pane", classes="pane"):
                 yield Static("", id="dut")
-                yield DataTable(id="interlocks", cursor_type="none")
+                yield fmt.TextTable(id="interlocks", cursor_type="none")
         with Horizontal(id="station-bottom"):
             with Vertical(id="plans-pane", classes="pane"):
-                yield DataTable(id="plans", cursor_type="row", zebra_stripes=True)
+                yield fmt.TextTable(id="plans", cursor_type="row", zebra_stripes=True)
             yield Static("", id="plan-detail", classes="pane")
         yield Footer()
 

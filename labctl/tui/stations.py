@@ -42,7 +42,7 @@ class StationsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("Stations", id="stations-head", classes="screen-title")
-        table = DataTable(id="stations-table", cursor_type="row", zebra_stripes=True)
+        table = fmt.TextTable(id="stations-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
         yield Static("reading the registry…", id="stations-status")

@@ -115,7 +115,7 @@ class WatchScreen(Screen):
         yield Static("Watch", id="watch-head", classes="screen-title")
         with Horizontal(id="watch-main"):
             with Vertical(id="watch-left"):
-                runs = DataTable(id="watch-runs", cursor_type="row")
+                runs = fmt.TextTable(id="watch-runs", cursor_type="row")
                 runs.add_columns("outcome", "station", "DUT", "plan", "started", "run")
                 yield runs
             with Vertical(id="watch-right"):
@@ -125,7 +125,7 @@ class WatchScreen(Screen):
                     yield ProgressBar(total=1.0, show_eta=False, id="watch-progress")
                     yield Static("", id="watch-wait")
                 yield PlotextPlot(id="watch-plot")
-                ms = DataTable(id="watch-measurements", cursor_type="row")
+                ms = fmt.TextTable(id="watch-measurements", cursor_type="row")
                 ms.add_columns("time", "step", "measurement", "value", "limits", "verdict")
                 yield ms
         yield Footer()

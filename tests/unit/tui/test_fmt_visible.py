@@ -20,3 +20,28 @@ def test_stored_values_labels_and_limits_show_control_characters_as_escapes():
 def test_plain_text_keeps_brackets_and_shows_control_characters():
     shown = fmt.plain("got '[/b]' \x1b[2J")
     assert shown.plain == "got '[/b]' \\x1b[2J" and not shown.spans
+
+
+def test_a_text_table_shows_cells_that_look_like_markup_as_written():
+    """Textual reads a str cell as markup: "[/b]" raised MarkupError (the app ended), "[red]"
+    coloured the cell, and a corner such as "[ambient=25 degC]" vanished as a style tag."""
+    import asyncio
+
+    from textual.app import App, ComposeResult
+
+    cells = ("got '[/b]'", "[red]ACME[/red]", "rails [ambient=25 degC]", "tty\x1b[2J")
+
+    class One(App):
+        def compose(self) -> ComposeResult:
+            yield fmt.TextTable(id="t")
+
+    async def shown() -> list[str]:
+        async with One().run_test(size=(160, 10)) as pilot:
+            table = pilot.app.query_one("#t", fmt.TextTable)
+            table.add_columns(*(f"c{i}" for i in range(len(cells))))
+            table.add_rows([cells])
+            await pilot.pause()
+            return table.render_line(1).text.split()  # the first row, as drawn
+
+    assert asyncio.run(shown()) == ["got", "'[/b]'", "[red]ACME[/red]", "rails", "[ambient=25", "degC]",
+                                    "tty\\x1b[2J"]
