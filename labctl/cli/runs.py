@@ -64,11 +64,9 @@ class Markup(str):
 
 def _data(value: Any) -> str:
     """A stored value for a markup line or cell: brackets escaped, control characters shown."""
-    from rich.markup import escape
+    from labctl.console import _fmt
 
-    from labctl.console import visible
-
-    return value if isinstance(value, Markup) else escape(visible(str(value)))
+    return value if isinstance(value, Markup) else _fmt(value)
 
 
 def _styled(text: str) -> Markup:

@@ -111,7 +111,7 @@ class RunDetailScreen(Screen):
         steps.add_rows([fmt.step_name(s["step_key"]) if s["final"] else Text(fmt.step_name(s["step_key"]), style=fmt.status_style(self, "status-dim")),
                         ", ".join(f"{k}={v}" for k, v in (s["corner"] or {}).items()), str(s["attempt"]),
                         fmt.styled(s["outcome"] or "cut off", self), fmt.duration(s["duration"]),
-                        visible(s["message"].splitlines()[0]) if s["message"] else ""] for s in self.step_rows)
+                        s["message"].splitlines()[0] if s["message"] else ""] for s in self.step_rows)
 
     def on_screen_resume(self) -> None:
         """Back from a re-run of this run: the old and the new run side by side."""

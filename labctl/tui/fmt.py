@@ -10,11 +10,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual.widgets import DataTable
 
-from labctl.console import format_value, visible
+from labctl.console import _fmt, format_value, visible
 
 #: outcome or verdict -> the stylesheet's component class that colours it
 STATUS_CLASS = {
@@ -40,7 +39,7 @@ class TextTable(DataTable):
     characters shown as escapes; other cells (``Text``, numbers) go in as they are."""
 
     def add_row(self, *cells: Any, **kwargs: Any) -> Any:
-        return super().add_row(*[escape(visible(c)) if isinstance(c, str) else c for c in cells], **kwargs)
+        return super().add_row(*[_fmt(c) if isinstance(c, str) else c for c in cells], **kwargs)
 
 
 def status_style(widget: Any, component: str) -> Any:

@@ -304,7 +304,7 @@ class RunScreen(Screen[None]):
             table.move_cursor(row=table.row_count - 1, animate=False)
 
     def _measurement_row(self, m: Any) -> tuple[Any, ...]:
-        name = visible(m.name + (" " + " ".join(f"{k}={v}" for k, v in m.labels.items()) if m.labels else ""))
+        name = m.name + (" " + " ".join(f"{k}={v}" for k, v in m.labels.items()) if m.labels else "")
         step = self.model.steps[m.step_key].step_id if m.step_key in self.model.steps else m.step_key
         value = f"{format_value(m.value)} {m.unit}".rstrip()
         margin_text, _share = margin(m.value, m.limits, m.unit)
@@ -552,4 +552,4 @@ class RunScreen(Screen[None]):
         if key and key in self.model.steps:
             row = self.model.steps[key]
             if row.message:
-                self.notify(visible(f"{row.step_id}: {row.message}"), timeout=8, markup=False)
+                self.notify(f"{row.step_id}: {row.message}", timeout=8, markup=False)  # (the model shows controls)

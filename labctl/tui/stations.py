@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from labctl.console import visible
 from labctl.tui import fmt
 from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
@@ -31,7 +30,7 @@ def station_cells(r: dict[str, Any], now: float) -> tuple[str, ...]:
     due = (r.get("calibration_due") or "-") + (" OVERDUE" if r.get("calibration_overdue") else "")
     age = max(0.0, now - r["heartbeat_at"]) if r.get("heartbeat_at") else None
     return (r["station"], state, "-" if age is None else f"{age:.0f}s ago", run, r.get("step") or "-", due,
-            str(r.get("queued", 0)), visible((r.get("message") or "")[:60]) or "-")
+            str(r.get("queued", 0)), (r.get("message") or "")[:60] or "-")
 
 
 class StationsScreen(Screen):
