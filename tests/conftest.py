@@ -33,6 +33,15 @@ def _plan_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory):
         yield
 
 
+@pytest.fixture(autouse=True)
+def _bench_locks_of_the_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Each test locks its benches in a folder of its own (``$LABCTL_LOCK_DIR``, inherited by
+    every process it starts). The fixtures' ports are random: a process another test started
+    that still held a lock on the same address refused a run of a new fixture given that port
+    (once in CI)."""
+    monkeypatch.setenv("LABCTL_LOCK_DIR", str(tmp_path_factory.mktemp("locks")))
+
+
 @pytest.fixture
 def labctl():
     return run_labctl
