@@ -116,8 +116,14 @@ def is_channel_list(text: str) -> bool:
     return text.strip().startswith("(@")
 
 
+#: the most channels one list may name: a DAQ970A's three slots hold 120 (a range past it is
+#: refused before it is expanded: ``(@1:100000000)`` must not take the lab's memory)
+MAX_CHANNELS = 1000
+
+
 def parse_channel_list(text: str) -> list[int]:
-    """``(@1)``, ``(@101,102)``, ``(@101:110)``, ``(@1:3,5)``; ``(@)`` is the empty list."""
+    """``(@1)``, ``(@101,102)``, ``(@101:110)``, ``(@1:3,5)``; ``(@)`` is the empty list.
+    A list naming more than :data:`MAX_CHANNELS` channels is -222 (data out of range)."""
     t = text.strip()
     if not (t.startswith("(@") and t.endswith(")")):
         raise ScpiError(-104, f"expected a channel list like (@101), got {text!r}")
@@ -131,11 +137,15 @@ def parse_channel_list(text: str) -> list[int]:
             if ":" in part:
                 a, b = (int(x) for x in part.split(":", 1))
                 step = 1 if b >= a else -1
+                if len(out) + abs(b - a) + 1 > MAX_CHANNELS:
+                    raise ScpiError(-222, f"channel list longer than {MAX_CHANNELS} channels")
                 out.extend(range(a, b + step, step))
             else:
                 out.append(int(part))
         except ValueError:
             raise ScpiError(-104, f"bad channel {part!r}") from None
+        if len(out) > MAX_CHANNELS:
+            raise ScpiError(-222, f"channel list longer than {MAX_CHANNELS} channels")
     return out
 
 

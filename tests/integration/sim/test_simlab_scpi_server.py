@@ -35,6 +35,14 @@ def test_short_long_and_mixed_case_forms_and_optional_nodes(visa):
     assert errors(psu) == ['-113,"Undefined header"']
 
 
+def test_a_channel_range_of_a_hundred_million_is_refused_at_once_and_the_lab_answers_on(visa):
+    psu, dmm = visa("psu"), visa("dmm")
+    psu.write("VOLT 1,(@1:100000000)")
+    assert [e.split(",")[0] for e in errors(psu)] == ["-222"]
+    assert psu.query("VOLT? (@1)").startswith("+")
+    assert dmm.query("*IDN?").startswith("Keysight Technologies,34465A")
+
+
 def test_compound_commands_with_relative_and_root_paths(visa):
     psu = visa("psu")
     psu.write("SOUR:VOLT 1.5,(@3);CURR 0.2,(@3);:OUTP ON,(@3)")

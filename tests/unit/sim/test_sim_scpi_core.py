@@ -119,6 +119,11 @@ def test_values():
     assert parse_choice("VOLTAGE", ["CURRent", "VOLTage"]) == "VOLT"
     assert parse_channel_list("(@101:103,110)") == [101, 102, 103, 110]
     assert parse_channel_list("(@)") == []
+    assert len(parse_channel_list("(@1:1000)")) == 1000
+    for hostile in ("(@1:1001)", "(@1:100000000)", "(@100000000:1)", "(@1:600,1:600)"):
+        with pytest.raises(ScpiError) as info:  # refused before a list of that length is made
+            parse_channel_list(hostile)
+        assert info.value.code == -222
     assert definite_block("(@101,102,103)") == "#214(@101,102,103)"
 
 
