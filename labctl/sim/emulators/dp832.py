@@ -45,6 +45,7 @@ class DP832(E36312A):
     firmware = "00.01.14"
     default_serial = "DP8C000000001"
     ocp_delay_default = 0.0  # no OCP delay: the protection trips at once
+    over_range = 1.0  # the channels' 32 V / 3.2 A (5.3 V) are the programmable limits already
 
     def reset(self) -> None:
         with self.bench.lock:

@@ -111,11 +111,15 @@ def scpi(*patterns: str) -> Callable[[Callable], Callable]:
 
 
 def collect_table(cls: type) -> list[tuple[Pattern, str]]:
-    """(pattern, method name) pairs of ``cls`` and its bases; subclass entries first."""
+    """(pattern, method name) pairs of ``cls`` and its bases; subclass entries first. A
+    handler a subclass sets to ``None`` is not there (a model without that subsystem)."""
     table: list[tuple[Pattern, str]] = []
     seen: set[str] = set()
     for klass in cls.__mro__:
         for name, attr in vars(klass).items():
+            if attr is None:
+                seen.add(name)
+                continue
             pats = getattr(attr, "_scpi_patterns", None)
             if pats and name not in seen:
                 seen.add(name)

@@ -192,3 +192,17 @@ def test_an_out_of_range_value_leaves_222_and_the_supply_answers_on(psu, command
     assert psu.query("*IDN?").startswith("RIGOL TECHNOLOGIES,DP832,")
     assert (psu.query(":APPL? CH1,VOLT"), psu.query(":APPL? CH2,VOLT"), psu.query(":APPL? CH3,VOLT")) == before
     assert errors(psu) == []
+
+
+def test_setpoints_stop_at_the_dp832s_programmable_limits_in_every_form(psu):
+    """32 V / 3.2 A on CH1 and CH2, 5.3 V on CH3 (the DP832's ranges), whether set by
+    ``:SOURn``, by ``:APPL`` or asked as ``MAX``: never 3 % beyond."""
+    assert float(psu.query(":SOUR1:VOLT? MAX")) == pytest.approx(32.0)
+    assert float(psu.query(":SOUR1:CURR? MAX")) == pytest.approx(3.2)
+    assert float(psu.query(":SOUR3:VOLT? MAX")) == pytest.approx(5.3)
+    psu.write(":SOUR1:VOLT 32")
+    psu.write(":SOUR1:VOLT 32.9")
+    psu.write(":SOUR1:CURR 3.29")
+    psu.write(":SOUR3:VOLT 5.4")
+    assert [e.split(",")[0] for e in errors(psu)] == ["-222"] * 3
+    assert float(psu.query(":SOUR1:VOLT?")) == pytest.approx(32.0)

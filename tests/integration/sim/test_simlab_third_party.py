@@ -124,3 +124,36 @@ def test_pymeasure_34410a_class_on_a_34461a(lab_with):
         assert abs(dmm.voltage_dc) < 0.001
     finally:
         dmm.adapter.close()
+
+
+def test_e3631a_names_its_outputs_resets_to_its_ratings_tracks_and_has_no_protection(lab_with):
+    """As the E3631A's own command set: ``INST?`` names the output, *RST sets the current limits
+    to 5 A / 1 A / 1 A, N25V follows P25V while tracking, and OVP/OCP commands are not there."""
+    import pyvisa
+
+    lab = lab_with(psu="keysight-e3631a")
+    psu = pyvisa.ResourceManager("@py").open_resource(lab.addresses["psu"], read_termination="\n",
+                                                       write_termination="\n", timeout=2000)
+    try:
+        psu.write("*RST")
+        assert psu.query("INST?") == "P6V"
+        psu.write("INST P25V")
+        assert psu.query("INST?") == "P25V"
+        assert psu.query("INST:NSEL?") == "2"
+        amps = [float(psu.query(f"INST:NSEL {n};:CURR?")) for n in (1, 2, 3)]
+        assert amps == [5.0, 1.0, 1.0]
+        assert float(psu.query("INST:NSEL 1;:CURR? MAX")) == pytest.approx(5.15)  # over-range programmable
+        psu.write("OUTP:TRAC ON")
+        psu.write("INST:NSEL 2;:VOLT 15")
+        assert float(psu.query("INST:NSEL 3;:VOLT?")) == pytest.approx(-15.0)
+        psu.write("APPL N25V,-7,0.5")
+        assert float(psu.query("INST:NSEL 2;:VOLT?")) == pytest.approx(7.0)
+        psu.write("OUTP:TRAC OFF")
+        psu.write("INST:NSEL 2;:VOLT 10")
+        assert float(psu.query("INST:NSEL 3;:VOLT?")) == pytest.approx(-7.0)
+        assert psu.query("SYST:ERR?").startswith("+0")
+        for command in ("VOLT:PROT 5", "CURR:PROT:STAT ON", "OUTP:PROT:CLE"):
+            psu.write(command)
+            assert psu.query("SYST:ERR?") == '-113,"Undefined header"', command
+    finally:
+        psu.close()
