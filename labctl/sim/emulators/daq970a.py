@@ -43,6 +43,11 @@ ALARM_QUEUE_SIZE = 20
 #: STATus:ALARm register bits (DAQ970A guide, Alarm Register)
 ALARM1_EVENT, QUEUE_NOT_EMPTY, QUEUE_OVERFLOW, ALARM1_ON, LOWER_LIMIT, UPPER_LIMIT = 1, 16, 32, 64, 4096, 8192
 NO_ALARM, LO, HI = 0, 1, 2
+#: the most sweeps one scan takes (TRIG:COUN; the 34970A's 50,000; INF is refused: no emulated
+#: scan is endless)
+MAX_SWEEPS = 50_000
+#: readings the memory holds (the oldest go first when a scan takes more)
+MAX_READINGS = 1_000_000
 
 
 @dataclass
@@ -111,6 +116,22 @@ class ChanStats:
         self.total += value
 
 
+@dataclass
+class _TimedScan:
+    """A scan paced by the trigger timer: sweep ``done`` of ``count`` is due at
+    ``start + done * timer`` simulated seconds."""
+
+    chans: list[int]
+    start: float
+    timer: float
+    count: int
+    done: int = 0
+
+    @property
+    def end(self) -> float:
+        return self.start + (self.count - 1) * self.timer
+
+
 def date_time(at: float | None) -> str:
     """``2018,02,03,10,10,38.625``: the date and time of day the alarm queue and the
     statistics' times use (``0,0,0,0,0,0`` for none)."""
@@ -172,6 +193,7 @@ class DAQ970A(BenchInstrument):
         self.trigger_timer = 1.0
         self.readings: list[str] = []
         self.armed = False
+        self._timed: _TimedScan | None = None  # a scan paced by TRIG:SOUR TIM, while it runs
         self.monitor_channel: int | None = None
         self.monitor_on = False
         self._new_scan()
@@ -259,16 +281,20 @@ class DAQ970A(BenchInstrument):
         return self.cfg[ch].scaled(value, unit)
 
     def _sweep(self, chans: list[int], t0: float, k: int) -> list[str]:
+        """One sweep of ``chans``, stamped ``k`` trigger intervals after the model's present
+        (a scan started at ``t0``)."""
         out = []
+        clock = self.bench.clock
+        at = clock.time() - (clock.monotonic() - self.bench.t) + k * self.trigger_timer  # epoch of the sweep
         for ch in chans:
             value, unit = self._reading(ch)
-            alarm = self._evaluate(ch, value, unit, self.bench.clock.time() + k * self.trigger_timer)
+            alarm = self._evaluate(ch, value, unit, at)
             fields = [nr3(value) + (f" {unit}" if self.fmt["UNIT"] else "")]
             if self.fmt["TIME"]:  # REL: seconds since the scan started; ABS: date and time of day
                 if self.time_type == "REL":
                     fields.append(f"{self.bench.t - t0 + k * self.trigger_timer:013.3f}")
                 else:
-                    fields.append(date_time(self.bench.clock.time() + k * self.trigger_timer))
+                    fields.append(date_time(at))
             if self.fmt["CHAN"]:
                 fields.append(str(ch))
             if self.fmt["ALAR"]:
@@ -283,7 +309,9 @@ class DAQ970A(BenchInstrument):
         with self.bench.lock:
             t0 = self.sync().t
             out: list[str] = []
-            for k in range(max(1, self.trigger_count)):
+            count = max(1, self.trigger_count)
+            kept = min(count, max(1, MAX_READINGS // len(chans)))  # a full memory keeps the newest
+            for k in range(count - kept, count):
                 out += self._sweep(chans, t0, k)
             return out
 
@@ -331,6 +359,7 @@ class DAQ970A(BenchInstrument):
         """A scan started by READ? or MEASure?: like INIT, it clears the reading memory and
         leaves its own readings there (they kept an earlier INIT's)."""
         self.armed = False
+        self._stop_timed()
         self._new_scan()
         self.readings = self._scan_all(chans)
         return ",".join(self.readings)
@@ -361,13 +390,20 @@ class DAQ970A(BenchInstrument):
 
     @scpi("READ?")
     def read(self, call: Call) -> str:
+        if self._paced():
+            self._start_timed()
+            self.wait_pending()
+            return ",".join(self.readings)
         return self._scan_now()
 
     @scpi("INITiate[:IMMediate]")
     def init(self, call: Call) -> None:
         self._new_scan()
+        self._stop_timed()
         if self.trigger_source == "BUS":
             self.armed, self.readings = True, []
+        elif self._paced():
+            self._start_timed()
         else:
             self.readings = self._scan_all()
 
@@ -376,23 +412,86 @@ class DAQ970A(BenchInstrument):
             self.readings = self._scan_all()
             self.armed = False
 
+    # -- scans paced by the trigger timer ------------------------------------------------
+    def _paced(self) -> bool:
+        """``TRIG:SOUR TIM`` with more than one sweep, ``TRIG:TIM`` apart: the scan takes
+        ``(count - 1) * timer`` seconds of the model's time, as on the instrument."""
+        return self.trigger_source == "TIM" and self.trigger_count > 1 and self.trigger_timer > 0
+
+    def _start_timed(self) -> None:
+        """The first sweep now, each next one when the model reaches its time (Bench.at)."""
+        if not self.scan:
+            raise ScpiError(-221, "scan list is empty")
+        self.armed = False
+        self.readings = []
+        with self.bench.lock:
+            start = self.sync().t
+            self._timed = _TimedScan(list(self.scan), start, self.trigger_timer, self.trigger_count)
+            self._timed_sweep(self._timed, start)
+
+    def _timed_sweep(self, scan: _TimedScan, now: float) -> None:
+        if self._timed is not scan:  # aborted, or another scan started
+            return
+        self._solved = set()
+        self.readings += self._sweep(scan.chans, scan.start, 0)
+        if len(self.readings) > MAX_READINGS:  # a full memory keeps the newest
+            del self.readings[:len(self.readings) - MAX_READINGS]
+        scan.done += 1
+        if scan.done < scan.count:
+            self.bench.at(scan.start + scan.done * scan.timer, lambda t: self._timed_sweep(scan, t))
+        else:
+            self._timed = None
+
+    def _stop_timed(self) -> None:
+        self._timed = None  # its pending sweep finds itself stale and does nothing
+
+    def wait_pending(self) -> None:
+        """``*OPC?``, ``*WAI``, ``FETCh?`` and ``READ?`` wait for a paced scan to end: the
+        reply comes when the last sweep has been taken, as on the instrument."""
+        scan = self._timed
+        clock = self.bench.clock
+        while scan is not None and self._timed is scan:
+            with self.bench.lock:
+                self.sync()
+                left = scan.end - self.bench.t
+            if self._timed is not scan:
+                break
+            # a manual clock moves by its sleep; a scaled one is slept in short stretches
+            clock.sleep(left if hasattr(clock, "advance") else min(max(left, 0.0), 0.05 * getattr(clock, "scale", 1.0)))
+        if scan is not None:
+            with self.bench.lock:
+                self.sync()
+
     @scpi("FETCh?")
     def fetch(self, call: Call) -> str:
-        if not self.readings:
-            raise ScpiError(-230, "no readings in memory")
-        return ",".join(self.readings)
+        self.wait_pending()
+        with self.bench.lock:  # (a paced scan's sweeps are added under it)
+            if not self.readings:
+                raise ScpiError(-230, "no readings in memory")
+            return ",".join(self.readings)
 
     @scpi("ABORt")
     def abort(self, call: Call) -> None:
         self.armed = False
+        if self._timed is not None:
+            with self.bench.lock:
+                self.sync()  # the sweeps due by now are taken ...
+        self._stop_timed()  # ... and stay in memory
 
     @scpi("DATA:POINts?")
     def points(self, call: Call) -> str:
+        with self.bench.lock:
+            self.sync()  # the sweeps of a paced scan due by now
         return nr1s(len(self.readings))
 
     @scpi("DATA:REMove?")
     def remove(self, call: Call) -> str:
         n = int(call.number(0, minimum=1))
+        with self.bench.lock:
+            self.sync()
+            return self._take(n)
+
+    def _take(self, n: int) -> str:
         if n > len(self.readings):
             raise ScpiError(-222, "not that many readings")
         out, self.readings = self.readings[:n], self.readings[n:]
@@ -572,7 +671,7 @@ class DAQ970A(BenchInstrument):
 
     @scpi("TRIGger:COUNt")
     def trig_count(self, call: Call) -> None:
-        self.trigger_count = int(call.number(0, minimum=1, maximum=1000, default=1))
+        self.trigger_count = int(call.number(0, minimum=1, maximum=MAX_SWEEPS, default=1))
 
     @scpi("TRIGger:COUNt?")
     def trig_count_q(self, call: Call) -> str:

@@ -7,6 +7,8 @@ most :data:`MAX_STEP` simulated seconds. All state is guarded by :attr:`Bench.lo
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 import random
 import threading
@@ -60,6 +62,10 @@ class Bench:
         self._solved_revision = -1  # ... the revision it saw ...
         self._holds_until = -math.inf  # ... and until when it holds (nothing happens in between)
         self.solves = 0  # how many times the model was solved at the present (update)
+        #: (simulated time, order, callback): what an instrument does at a time of its own (a
+        #: DAQ's timed scan sweep), called by :meth:`update` at that instant of the model
+        self._timers: list[tuple[float, int, Callable[[float], None]]] = []
+        self._timer_order = itertools.count()
 
     # -- DUT handling -------------------------------------------------------------------
     @property
@@ -103,6 +109,21 @@ class Bench:
         self.update()
         return True
 
+    def at(self, t: float, callback: Callable[[float], None]) -> None:
+        """Call ``callback(t)`` when the model reaches simulated time ``t`` (at once if it is
+        past), with :attr:`lock` held and the model solved at that instant; the callback reads
+        the model and must not update it. Call with :attr:`lock` held."""
+        heapq.heappush(self._timers, (t, next(self._timer_order), callback))
+        self._holds_until = min(self._holds_until, t)
+
+    def _fire_due(self) -> None:
+        """Every timer due by :attr:`t`, in time order (a callback may set another)."""
+        timers = self._timers
+        while timers and timers[0][0] <= self.t:
+            _t, _n, callback = heapq.heappop(timers)
+            self.solve_electrical(self.t)
+            callback(self.t)
+
     def settling(self, now: float) -> bool:
         """Something happens between the last solve and ``now``: VIN ramping or falling, a stopped
         rail discharging (continuously), a rail of the power-up sequence coming up, the link
@@ -118,6 +139,8 @@ class Bench:
             if not st.up and st.voltage > RAIL_SETTLED_V:
                 return t
         until = board.retrain_until if board.retrain_until > t else math.inf
+        if self._timers:
+            until = min(until, self._timers[0][0])
         if board.powered and not board.latched:
             for name, st in board.rails.items():
                 pg = board.pg_ms.get(name)
@@ -131,6 +154,8 @@ class Bench:
             with self.lock:
                 revision = self.changes.count
                 self._solved_at = self.rack.update(self)
+                if self._timers:  # (in a rack, at the rack's present: a timer is at most a step late)
+                    self._fire_due()
                 self._solved_revision = revision
                 self._holds_until = self._holds_until_after_solve(self._solved_at)
                 self.solves += 1
@@ -144,10 +169,17 @@ class Bench:
                 dt = now - self.t - MAX_CATCH_UP
                 self._step(self.t, dt)
                 self.t += dt
+                self._fire_due()
+            timers = self._timers
             while self.t < now:
                 dt = min(MAX_STEP, now - self.t)
-                self._step(self.t, dt)
-                self.t += dt
+                if timers and timers[0][0] < self.t + dt:  # stop at the instant a timer is due
+                    dt = max(0.0, timers[0][0] - self.t)
+                if dt > 0.0:
+                    self._step(self.t, dt)
+                    self.t += dt
+                if timers:
+                    self._fire_due()
             self.solve_electrical(self.t)
             self._solved_at, self._solved_revision = self.t, revision
             self._holds_until = self._holds_until_after_solve(self.t)
