@@ -33,6 +33,12 @@ SLOT1 = range(101, 123)
 MODULE_CHANNELS = {"DAQM901A": 22, "DAQM908A": 40}
 TC_UV_PER_C = 40.7e-6
 TC_TYPES = ["B", "E", "J", "K", "N", "R", "S", "T"]
+#: the type a thermocouple channel reads after *RST and with ``DEF`` (the DAQ970A's default)
+TC_DEFAULT = "J"
+#: Seebeck coefficients near 0–100 degC, uV/degC (NIST ITS-90 tables, averaged): the wired
+#: thermocouples are type K; a channel set to another type converts their voltage by its own
+TC_SEEBECK_UV = {"B": 0.5, "E": 63.0, "J": 52.0, "K": 40.7, "N": 28.0, "R": 6.5, "S": 6.4, "T": 43.0}
+WIRED_TC = "K"
 #: alarm limits: -1.0E+15 … +1.0E+15, 0 by default (DAQ970A guide, CALCulate:LIMit); the same
 #: bounds hold a scaling gain and offset (CALCulate:SCALe)
 LIMIT_MAX = 1.0e15
@@ -53,7 +59,7 @@ MAX_READINGS = 1_000_000
 @dataclass
 class ChanCfg:
     func: str = "VOLT"  # TEMP | VOLT | VOLT:AC | RES
-    tc_type: str = "K"
+    tc_type: str = TC_DEFAULT
     unit: str = "C"
     nplc: float = 1.0
     range: float = 10.0
@@ -241,7 +247,11 @@ class DAQ970A(BenchInstrument):
         if cfg.func == "TEMP":
             if point is None:
                 return OVERLOAD, cfg.unit
-            c = b.board_point(point) + b.noise(0.03)
+            c = b.board_point(point)
+            if cfg.tc_type != WIRED_TC:  # the K wire's voltage read through another type's table
+                room = b.chamber.room  # (the reference junction, in the instrument, at room temperature)
+                c = room + (c - room) * TC_SEEBECK_UV[WIRED_TC] / TC_SEEBECK_UV[cfg.tc_type]
+            c += b.noise(0.03)
             return {"C": c, "F": c * 9 / 5 + 32, "K": c + 273.15}[cfg.unit], cfg.unit
         if cfg.func == "VOLT":
             if rail:
@@ -329,6 +339,8 @@ class DAQ970A(BenchInstrument):
                     parse_choice(args[0], ["TCouple", "RTD", "FRTD", "THERmistor", "DEFault"])
                 if len(args) > 1 and args[1].upper() not in ("DEF", "DEFAULT"):
                     c.tc_type = parse_choice(args[1], TC_TYPES)
+                else:
+                    c.tc_type = TC_DEFAULT
             elif args and args[0].upper() not in ("AUTO", "DEF", "DEFAULT"):
                 c.range = call.number(0, minimum=0.0, maximum=300.0)
                 c.auto_range = False

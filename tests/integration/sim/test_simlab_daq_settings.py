@@ -40,3 +40,24 @@ def test_daq_measures_resistance_and_stamps_absolute_times(mvisa):
     daq.write("FORM:READ:TIME:TYPE REL")
     assert re.fullmatch(r"\d{9}\.\d{3}", daq.query("READ?").split(",")[1])
     assert errors(daq) == []
+
+
+def test_thermocouple_type_defaults_to_j_and_a_k_wire_read_as_j_reads_low_when_hot(mvisa, mconsole, clock):
+    """The DAQ970A reads a thermocouple as type J after *RST and with ``DEF``; the board's
+    thermocouples are type K, so read as J their voltage gives (T - room) x 40.7/52 above room."""
+    from tests.integration.sim.conftest import power_on
+
+    daq, psu = mvisa("daq"), mvisa("psu")
+    daq.write("*RST")
+    assert daq.query("SENS:TEMP:TRAN:TC:TYPE? (@101,102)") == "J,J"
+    daq.write("CONF:TEMP TC,K,(@101)")
+    assert daq.query("SENS:TEMP:TRAN:TC:TYPE? (@101)") == "K"
+    daq.write("CONF:TEMP TC,DEF,(@101)")
+    assert daq.query("SENS:TEMP:TRAN:TC:TYPE? (@101)") == "J"
+    power_on(psu, clock=clock)
+    mconsole.cmd("load stress 100")
+    clock.advance(1800)
+    hot_k = float(daq.query("MEAS:TEMP? TC,K,(@101)"))
+    hot_j = float(daq.query("MEAS:TEMP? TC,J,(@101)"))
+    assert hot_k > 33.0, hot_k  # the loaded board is ~10 degC above the room
+    assert (hot_j - 25.0) / (hot_k - 25.0) == pytest.approx(40.7 / 52.0, abs=0.02)
