@@ -8,8 +8,8 @@ output; the output switch is global (all three together). pymeasure's driver als
 As the E3631A: *RST sets the current limits to the ratings (5 A, 1 A, 1 A; up to 5.15 A and
 1.03 A can be programmed); with tracking on (``OUTP:TRAC ON``) N25V follows every setting of
 P25V and the other way round (−V); it has no over-voltage or over-current protection, so those
-commands are undefined headers (−113), as are the E36300's ``OUTP:PAIR`` and its
-``STAT:QUES:INST`` summary.
+commands are undefined headers (−113), as is the E36300's ``OUTP:PAIR``. The per-output
+``STAT:QUES:INST:ISUM<n>:COND?`` (CV 2, CC 1) is the E36xx family's and stays.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ class E3631A(E36312A):
             for n, ch in self.bench.psu.items():
                 ch.i_set = _RATED_AMPS[n]
 
-    # the E36300's protection, output pairing and instrument summary: not on this model
+    # the E36300's protection and output pairing: not on this model
     ovp = ovp_q = ovp_trip_q = ocp = ocp_q = ocp_trip_q = None
     ocp_delay_set = ocp_delay_q = ocp_delay_start_set = ocp_delay_start_q = prot_clear = None
-    pair = isum = None
+    pair = None
 
     @scpi("INSTrument[:SELect]?")
     def inst_select_q(self, call: Call) -> str:
