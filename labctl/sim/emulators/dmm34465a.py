@@ -8,7 +8,7 @@ answers that limit, not the setting; CALCulate:AVERage keeps the statistics of t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from labctl.sim.emulators import emulator
 from labctl.sim.emulators.base import BenchInstrument, nr1s
@@ -37,6 +37,10 @@ UNITS = {"VOLT": "VDC", "VOLT:AC": "VAC", "CURR": "ADC", "CURR:AC": "AAC", "RES"
 DEFAULT_RANGE = {k: r[2] if k.startswith("VOLT") else r[-3] for k, r in RANGES.items()}
 NPLCS = [0.001, 0.002, 0.006, 0.02, 0.06, 0.2, 1.0, 10.0, 100.0]
 DEFAULT_NPLC = 10.0
+#: resolution as a fraction of the range at each NPLC (34465A with DIG: 30 ppm at 0.001 PLC to
+#: 0.03 ppm at 100 PLC, its data sheet's table, which QCoDeS also uses)
+RES_34465A = dict(zip(NPLCS, [30e-6, 15e-6, 6e-6, 3e-6, 1.5e-6, 0.7e-6, 0.3e-6, 0.1e-6, 0.03e-6], strict=True))
+RES_34461A = {0.02: 100e-6, 0.2: 10e-6, 1.0: 3e-6, 10.0: 1e-6, 100.0: 0.3e-6}
 #: what each setting accepts: (MIN, MAX, DEF), answered by its query with that word
 TRIG_COUNT = (1.0, 1e6, 1.0)
 TRIG_DELAY = (0.0, 3600.0, 0.0)
@@ -59,13 +63,21 @@ class FuncSettings:
     autozero: bool = True
     aperture: float = 0.2
     aperture_enabled: bool = False
+    #: NPLC -> resolution as a fraction of the range (the model's table)
+    factors: dict[float, float] = field(default_factory=lambda: RES_34465A)
 
     @property
     def resolution(self) -> float:
         return self.resolution_at(self.nplc)
 
     def resolution_at(self, nplc: float) -> float:
-        return self.range * 3e-6 * (10.0 / max(nplc, 0.001)) ** 0.5
+        return self.range * self.factors[min(self.factors, key=lambda n: abs(n - nplc))]
+
+    def nplc_for(self, resolution: float) -> float:
+        """The shortest integration whose resolution is at least as fine as ``resolution``
+        (the finest there is when none is)."""
+        meeting = [n for n, f in self.factors.items() if self.range * f <= resolution * 1.0001]
+        return min(meeting) if meeting else max(self.factors)
 
 
 @dataclass
@@ -131,10 +143,11 @@ class K34465A(BenchInstrument):
     firmware = "A.03.01-03.15-03.01-00.52-03-02"
     default_serial = "MY59008389"
     options = "0,0,DIG,MEM,0"
+    res_factors = RES_34465A  # NPLC -> resolution as a fraction of the range
 
     def reset(self) -> None:
         self.function = "VOLT"
-        self.settings = {k: FuncSettings(range=DEFAULT_RANGE[k]) for k in FUNCS}
+        self.settings = {k: FuncSettings(range=DEFAULT_RANGE[k], factors=self.res_factors) for k in FUNCS}
         self.trigger_source = "IMM"
         self.trigger_count = 1.0
         self.trigger_delay = 0.0
@@ -198,6 +211,9 @@ class K34465A(BenchInstrument):
             else:
                 st.range = _pick_range(key, call.number(0, minimum=0.0, maximum=RANGES[key][-1], default=RANGES[key][2]))
                 st.auto = False
+        if call.has(1):  # the resolution selects the integration time
+            st.nplc = self._nplc_for(st, call, 1)
+            st.aperture_enabled = False
         self.function = key
         self.readings = []
         self.sample_count = 1
@@ -332,28 +348,46 @@ class K34465A(BenchInstrument):
     def auto_q(self, call: Call) -> str:
         return str(int(self.settings[_func_key(call)].auto))
 
+    @staticmethod
+    def _nplc_for(st: FuncSettings, call: Call, i: int) -> float:
+        """The integration time a resolution parameter asks for: ``MIN`` the finest resolution
+        (the longest), ``MAX`` the coarsest, ``DEF`` the default; a value the shortest that
+        resolves at least that finely on the present range."""
+        word = call.arg(i).upper()
+        if word in ("MIN", "MINIMUM"):
+            return max(st.factors)
+        if word in ("MAX", "MAXIMUM"):
+            return min(st.factors)
+        if word in ("DEF", "DEFAULT"):
+            return DEFAULT_NPLC
+        return st.nplc_for(call.number(i, minimum=0.0, maximum=1e9))
+
     @scpi(*each(":RESolution"))
     def res_set(self, call: Call) -> None:
-        call.number(0, minimum=0.0, maximum=1e9, default=0.0)
+        """Selects the integration time that gives the resolution (the NPLC follows)."""
+        st = self.settings[_func_key(call)]
+        st.nplc = self._nplc_for(st, call, 0)
+        st.aperture_enabled = False
 
     @scpi(*each(":RESolution", True))
     def res_q(self, call: Call) -> str:
         """The resolution; with ``MIN|MAX|DEF`` the one at the largest|smallest|default NPLC
         on the present range."""
         st = self.settings[_func_key(call)]
-        nplc = limit(call, NPLCS[-1], NPLCS[0], DEFAULT_NPLC)
+        nplc = limit(call, max(st.factors), min(st.factors), DEFAULT_NPLC)
         return nr3(st.resolution if nplc is None else st.resolution_at(nplc))
 
     @scpi(*each(":NPLCycles"))
     def nplc_set(self, call: Call) -> None:
-        value = call.number(0, minimum=NPLCS[0], maximum=NPLCS[-1], default=DEFAULT_NPLC)
         st = self.settings[_func_key(call)]
-        st.nplc = min(NPLCS, key=lambda n: abs(n - value))
+        value = call.number(0, minimum=min(st.factors), maximum=max(st.factors), default=DEFAULT_NPLC)
+        st.nplc = min(st.factors, key=lambda n: abs(n - value))
         st.aperture_enabled = False  # integration time in PLC again
 
     @scpi(*each(":NPLCycles", True))
     def nplc_q(self, call: Call) -> str:
-        value = limit(call, NPLCS[0], NPLCS[-1], DEFAULT_NPLC)
+        st = self.settings[_func_key(call)]
+        value = limit(call, min(st.factors), max(st.factors), DEFAULT_NPLC)
         return nr3(self.settings[_func_key(call)].nplc if value is None else value)
 
     @scpi(*each(":ZERO:AUTO"))
@@ -528,9 +562,11 @@ class K34465A(BenchInstrument):
 
 @emulator("keysight-34461a")
 class K34461A(K34465A):
-    """The 34461A answers the same command set here (no DIG/MEM options)."""
+    """The 34461A answers the same command set here (no DIG/MEM options; NPLC 0.02 to 100, with
+    its own resolutions: 100 ppm of the range at 0.02 PLC to 0.3 ppm at 100)."""
 
     model = "34461A"
+    res_factors = RES_34461A
     firmware = "A.02.14-02.40-02.14-00.49-02-01"
     default_serial = "MY53220001"
     options = "0,0"

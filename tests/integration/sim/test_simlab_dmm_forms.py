@@ -104,3 +104,27 @@ def test_dmm_statistics_are_cleared_by_turning_on_and_by_reset(mvisa, clock):
     assert dmm.query("CALC:AVER?") == "0"
     assert float(dmm.query("CALC:AVER:COUN?")) == 0
     assert scpi_errors(dmm) == []
+
+
+def test_dmm_resolution_follows_the_34465a_table_and_a_resolution_selects_the_nplc(visa):
+    """0.1 ppm of the range at 10 PLC (after *RST), 0.3 ppm at 1 PLC, 0.03 ppm at 100; a
+    resolution asked for (``RES``, or ``CONF``/``MEAS``'s second parameter) selects the shortest
+    integration that resolves at least that finely."""
+    dmm = visa("dmm")
+    dmm.write("*RST")
+    assert float(dmm.query("VOLT:RANG?")) == 10.0
+    assert float(dmm.query("VOLT:RES?")) == pytest.approx(1e-6)
+    dmm.write("VOLT:NPLC 1")
+    assert float(dmm.query("VOLT:RES?")) == pytest.approx(3e-6)
+    assert float(dmm.query("VOLT:RES? MIN")) == pytest.approx(3e-7)  # at 100 PLC
+    assert float(dmm.query("VOLT:RES? MAX")) == pytest.approx(3e-4)  # at 0.001 PLC
+    dmm.write("VOLT:RES 1e-5")  # 15 uV at 0.06 PLC is too coarse: 7 uV at 0.2 PLC
+    assert float(dmm.query("VOLT:NPLC?")) == pytest.approx(0.2)
+    dmm.write("VOLT:RES 1e-6")
+    assert float(dmm.query("VOLT:NPLC?")) == 10.0
+    dmm.write("CONF:VOLT:DC 1,3e-6")  # 1 V range: 3 ppm, 0.02 PLC
+    assert dmm.query("CONF?") == '"VOLT +1.00000000E+00,+3.00000000E-06"'
+    assert float(dmm.query("VOLT:NPLC?")) == pytest.approx(0.02)
+    dmm.write("VOLT:RES MIN")
+    assert float(dmm.query("VOLT:NPLC?")) == 100.0
+    assert scpi_errors(dmm) == []
