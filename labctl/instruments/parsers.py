@@ -18,8 +18,16 @@ class ReplyParseError(ValueError):
     """The reply does not have the shape the profile declares."""
 
 
+def _not_a_numeral(text: str) -> bool:
+    """What Python's number parsing takes but no instrument sends: a digit group separator
+    (``0.7_5`` would read 0.75) or a digit of another script (``５``)."""
+    return "_" in text or not text.isascii()
+
+
 def to_float(text: str) -> float:
     try:
+        if _not_a_numeral(text):
+            raise ValueError(text)
         value = float(text) if '"' not in text else float(text.strip().strip('"'))  # float() strips blanks
     except ValueError:
         raise ReplyParseError(f"expected a number, got {text!r}") from None
@@ -30,6 +38,8 @@ def to_float(text: str) -> float:
 
 def to_int(text: str) -> int:
     s = text.strip().strip('"')
+    if _not_a_numeral(s):
+        raise ReplyParseError(f"expected an integer, got {text!r}")
     try:
         return int(s, 0) if s.lower().startswith(("0x", "0b")) else int(s)
     except ValueError:
@@ -54,7 +64,7 @@ def to_bool(text: str, values: dict[str, Any] | None = None) -> bool:
     if s in FALSE_WORDS:
         return False
     try:
-        number = float(s)
+        number = float(s) if not _not_a_numeral(s) else math.nan
     except ValueError:
         number = math.nan
     if number in (0.0, 1.0):  # "+1.00000000E+00"; an overload marker or NaN is no boolean

@@ -57,6 +57,8 @@ class VisaTransport(Transport):
             raise _translate(err) from None
         except ValueError as err:  # malformed resource string
             raise ConnectionError(f"bad resource string: {err}") from None
+        except Exception as err:  # noqa: BLE001 - pyvisa-py's own (a host name that does not resolve, a port past 65535)
+            raise ConnectionError(str(err) or type(err).__name__) from None
         inst.timeout = ms
         inst.read_termination = self.read_termination
         inst.write_termination = self.write_termination
@@ -75,15 +77,17 @@ class VisaTransport(Transport):
 
     def _write(self, command: str) -> None:
         try:
-            self._inst.write(command)
+            self._inst.write(command, encoding="utf-8")  # (ASCII as it is; a plan's "µ" as UTF-8)
         except Exception as err:
             if not _visa_io_error(err):
                 raise
             raise _translate(err) from None
 
     def _read(self) -> str:
+        """One reply line as text: UTF-8 (ASCII is a part of it); a byte that is not is kept
+        as its escape (``\\xff``), so a garbled reply is reported with what came, never raised."""
         try:
-            return self._inst.read().rstrip("\r\n")
+            text = self._inst.read_raw().decode("utf-8", "backslashreplace")
         except Exception as err:
             if not _visa_io_error(err):
                 raise
@@ -91,6 +95,10 @@ class VisaTransport(Transport):
             if isinstance(exc, TimeoutError) and self._peer_closed():
                 raise ConnectionError("the instrument closed the connection") from None
             raise exc from None
+        term = self.read_termination
+        if term and text.endswith(term):
+            text = text[:-len(term)]
+        return text.rstrip("\r\n")
 
     def _flush_input(self) -> None:
         sock = self._socket()

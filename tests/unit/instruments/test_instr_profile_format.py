@@ -121,6 +121,11 @@ def test_parsers():
         parse_reply("abc", "float")
     with pytest.raises(ValueError):
         parse_reply("MAYBE", "bool")
+    # Python reads these as numbers; an instrument never sends them: a garbled reply, an ERROR
+    for garbled, kind in (("0.7_5", "float"), ("1_0", "int"), ("１_0", "float"), ("５", "float"), ("1_0", "csv"),
+                          ("1_0", "bool")):
+        with pytest.raises(ValueError, match="expected"):
+            parse_reply(garbled, kind)
 
 
 def test_garbage_reply_is_an_instrument_reply_error():

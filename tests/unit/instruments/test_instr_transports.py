@@ -252,3 +252,25 @@ def test_record_lines_keeps_them_like_records_in_order_and_in_the_file(tmp_path)
     assert log.total == 4 and set(log.records[1]) == {"t", "instrument", "resource", "kind", "text"}
     log.close()
     assert (tmp_path / "s.jsonl").read_text().count("\n") == 4
+
+
+def test_visa_reply_bytes_that_are_not_text_come_back_escaped_never_raised():
+    """A garbled line (0xff, a lone 0x80, latin-1's degree sign) is a reply a check reports
+    with what came, not a UnicodeDecodeError; UTF-8 is read as text."""
+    replies = {"GARB?": "\xff\xfe\x80 junk", "TEMP?": "25.0 \xb0C"}
+    with LineServer(lambda line: replies.get(line, "+1")) as srv:
+        t = make_transport(srv.resource, name="psu", timeout=1.0)
+        with t:
+            assert t.query("GARB?") == "\\xff\\xfe\\x80 junk"
+            assert t.query("TEMP?") == "25.0 \\xb0C"
+            assert t.query("*IDN?") == "+1"  # the next exchange is unaffected
+            t.write("VOLT 5 µV")  # a plan's text that is not ASCII goes out as UTF-8
+        assert srv.wait_received(4)[-1] == "VOLT 5 µV".encode().decode("latin-1")
+
+
+@pytest.mark.parametrize("resource", ["TCPIP0::psu-bench3.invalid::5025::SOCKET", "TCPIP0::127.0.0.1::99999::SOCKET"])
+def test_visa_host_that_does_not_resolve_or_port_out_of_range_is_a_clear_disconnect(resource):
+    t = make_transport(resource, name="psu", timeout=0.5)
+    with pytest.raises(InstrumentDisconnected, match="cannot open connection") as info:
+        t.open()
+    assert info.value.resource == resource and info.value.hint

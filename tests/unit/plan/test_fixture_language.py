@@ -66,6 +66,8 @@ def test_real_bench_shapes_are_accepted(tmp_path):
          "4:13: no driver profile 'keysight-e36312' for role psu; did you mean 'keysight-e36312a'?"),
         ("resource: /dev/ttyUSB0", "resource: ttyUSB0",
          "13:15: resource 'ttyUSB0' of role dut is neither a pyvisa resource string nor a serial device path"),
+        ("192.168.10.21::5025::SOCKET", "192.168.10.21::99999::SOCKET",
+         "5:15: resource 'TCPIP0::192.168.10.21::99999::SOCKET' of role psu: port 99999 is not a TCP port"),
         ("timeout: 2 s", "timeout: 2 V",
          "6:14: timeout of role psu: 2 V is a voltage, expected a time (e.g. 90 s, 5 min, 2 ms)"),
         ("VDD_CORE: daq@(@111)", "VDD_CORE: dqa@(@111)",
