@@ -55,10 +55,45 @@ def exporter(name: str) -> Exporter:
     return getattr(importlib.import_module(module), attr)
 
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_output(path: str | Path, what: str, option: str = "-o", *, try_folder: bool = False) -> Path:
+    """``path`` as a report's file, refused before anything is written (or run) when it is a
+    folder or a SQLite database: writing there would destroy the results (``-o results.db``).
+    ``try_folder``: also make its folder and try a file there now (a run's ``--junit``, checked
+    before the run rather than found unwritable after it)."""
+    p = Path(path)
+    if str(path) in ("", "-"):
+        raise UsageError(f"{option} {str(path)!r} is no file name for the {what}",
+                         hint=f"give {option} a file's path")
+    if p.is_dir():
+        raise UsageError(f"{option} {p} is a folder, not a file for the {what}", hint=f"give {option} a file's path")
+    try:
+        with p.open("rb") as f:
+            database = f.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        database = False
+    if database:
+        raise UsageError(f"refusing to write the {what} over {p}: it is a SQLite database (results, a spool)",
+                         hint=f"give {option} another path; nothing was written")
+    if try_folder:
+        import tempfile
+
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=p.parent):
+                pass
+        except OSError as err:
+            raise UsageError(f"cannot write the {what} to {p}: {err.strerror or err}",
+                             hint=f"give {option} a path in a folder you can write to; nothing was run") from None
+    return p
+
+
 def export(records: Sequence[RunRecord], name: str, path: str | Path, options: ExportOptions | None = None) -> Path:
     """Write ``records`` as format ``name`` to ``path`` (its folder is made); returns the path."""
     write = exporter(name)
-    p = Path(path)
+    p = check_output(path, f"{name} report")
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         write(records, p, options or ExportOptions())

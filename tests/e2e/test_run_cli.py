@@ -92,6 +92,23 @@ def test_bad_plan_is_exit_4_with_location_and_starts_nothing(labctl, bench, tmp_
     assert not db.exists(), "a bad plan must not start a run"
 
 
+def test_a_report_path_that_is_the_database_or_unwritable_is_refused_before_the_run(labctl, bench, tmp_path):
+    """``--junit results.db`` wrote the XML over the database the run had just been recorded
+    in; an unwritable ``--junit`` was found only after the run. Both are refused first."""
+    db = tmp_path / "r.db"
+    first = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", str(db))
+    assert first.returncode == 0, first.stdout + first.stderr
+    before = db.read_bytes()
+    for option, path, says in (("--junit", str(db), f"refusing to write the JUnit XML over {db}: it is a SQLite"),
+                               ("--report", str(db), f"refusing to write the HTML report over {db}"),
+                               ("--junit", "/proc/none/j.xml", "cannot write the JUnit XML to /proc/none/j.xml")):
+        res = labctl("run", "smoke.yaml", "--fixture", str(bench), "--db", str(db), option, path)
+        assert res.returncode == 4, res.stdout + res.stderr
+        assert says in res.stderr and "Traceback" not in res.stderr
+        assert "pre-flight" not in res.stdout, "refused before anything is touched"
+    assert db.read_bytes() == before, "the database is as the first run left it"
+
+
 def test_station_not_reachable_is_a_one_line_error(labctl, tmp_path):
     import yaml
 

@@ -175,6 +175,10 @@ def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
     ]
     cases.append((["-F", "csv", "-o", "/proc/no/such.csv"], "cannot write the csv report to /proc/no/such.csv",
                   "a folder you can write to"))
+    # the results themselves as the output: refused, the database untouched
+    cases.append((["-F", "csv", "-o", str(lab.db)], f"refusing to write the csv report over {lab.db}: it is a SQLite",
+                  "another path"))
+    before = lab.db.read_bytes()
     for args, what, hint in cases:
         res = labctl("report", *args, "--db", str(lab.db), "-o", out) if "-o" not in args else \
             labctl("report", *args, "--db", str(lab.db))
@@ -182,6 +186,7 @@ def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
         assert what in res.stderr and hint in res.stderr, res.stderr
         assert "Traceback" not in res.stdout + res.stderr
     assert not (lab.folder / "x.csv").exists()
+    assert lab.db.read_bytes() == before
 
 
 def test_runs_and_report_share_the_filters(labctl, lab):
