@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="labctl", standalone_mode=False)
     except LabctlError as err:
-        click.echo(f"error: {err.format()}" if not err.location else err.format(), err=True)
+        from labctl.console import visible
+
+        # (a message may quote an instrument's reply or a plan's text: shown, never run)
+        click.echo(visible(f"error: {err.format()}" if not err.location else err.format()), err=True)
         sys.exit(int(err.exit_code))
     except click.exceptions.Exit as ex:
         sys.exit(ex.exit_code)

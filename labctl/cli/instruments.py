@@ -171,7 +171,10 @@ def scan(resources: tuple[str, ...], backend: str, timeout: float, baud: int | N
 @click.option("--baud", type=int, default=None, help="baud rate for serial resources")
 def identify(resource: str, backend: str, timeout: float, baud: int | None) -> None:
     """Ask one RESOURCE for *IDN? and name the matching driver profile(s)."""
+    from labctl.console import visible
+
     reply, profiles = _probe(resource, backend, timeout, baud)
+    reply = visible(reply)  # what the instrument sent is shown, never run by the terminal
     if reply.startswith("no answer"):
         click.echo(f"{resource}: {reply}", err=True)
         sys.exit(EXIT_INSTRUMENT)

@@ -55,7 +55,7 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
             problems.extend(errs)
             bad_files += 1
             _print_errors(errs)
-            click.echo(f"note: {fixture_path} is broken; plans are checked without it", err=True)
+            _echo(f"note: {fixture_path} is broken; plans are checked without it", err=True)
 
     for path in _expand(paths):
         try:
@@ -74,7 +74,7 @@ def validate(paths: tuple[str, ...], fixture_path: str | None, overrides: tuple[
             problems.extend(kind_errors)
             _print_errors(kind_errors)
     if problems:
-        click.echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {bad_files} "
+        _echo(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {bad_files} "
                    f"file{'s' if bad_files != 1 else ''}", err=True)
         raise SystemExit(int(ExitCode.BAD_INPUT))
 
@@ -107,7 +107,7 @@ def _check_loaded(path: str, real: Any, sets: dict[str, str], fixture: Any, show
         errs = [_redisplay(e, str(real), path) for e in errs]
         _warn(warns)
         if not errs and fx is not None:
-            click.echo(f"ok  {path}: station {fx.station}: {len(fx.roles)} roles, "
+            _echo(f"ok  {path}: station {fx.station}: {len(fx.roles)} roles, "
                        f"{len(fx.channels)} channels" + (f", {len(fx.slots)} slots" if fx.slots else "")
                        + (", simulated lab" if fx.sim and fx.sim.enabled else ""))
         kind_errors = errs
@@ -116,7 +116,7 @@ def _check_loaded(path: str, real: Any, sets: dict[str, str], fixture: Any, show
         kind_errors = [_redisplay(e, str(real), path) for e in kind_errors]
         if loaded is not None and not kind_errors:
             n = len(loaded.plan.steps)
-            click.echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
+            _echo(f"ok  {path}: step library, {n} step{'s' if n != 1 else ''}")
     else:
         if fixture is None or not fixture.slots:
             loaded, kind_errors = check_plan_loaded(data, smap, yaml_errors, real, path, sets, fixture)
@@ -124,7 +124,7 @@ def _check_loaded(path: str, real: Any, sets: dict[str, str], fixture: Any, show
             loaded, kind_errors = _per_slot(
                 lambda fx: check_plan(path if Path(path).exists() else real, sets, fx), fixture)
         if loaded is not None and not kind_errors:
-            click.echo(f"ok  {path}: {loaded.summary()}")
+            _echo(f"ok  {path}: {loaded.summary()}")
             _warn(loaded.warnings)
             if show:
                 _show(loaded)
@@ -166,9 +166,9 @@ def _as_written(value: Any) -> str:
 
 def _show(loaded: Any) -> None:
     for name, value in loaded.parameters.items():
-        click.echo(f"      parameter {name} = {_as_written(value)}")
+        _echo(f"      parameter {name} = {_as_written(value)}")
     for line in loaded.describe_expansion():
-        click.echo(f"    {line}")
+        _echo(f"    {line}")
 
 
 def _expand(paths: tuple[str, ...]) -> list[str]:
@@ -191,30 +191,44 @@ _OUTPUT = {"format": "text"}
 _LOCATED = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 
 
+def _property(value: object) -> str:
+    """A workflow command's property value, escaped as GitHub reads it (a file named
+    ``a,line=99::x.yaml`` must not become other properties)."""
+    return (str(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            .replace(":", "%3A").replace(",", "%2C"))
+
+
+def _echo(text: str, *, err: bool = False) -> None:
+    """One line of output; control characters in it (a plan's name or text) shown as escapes."""
+    from labctl.console import visible
+
+    click.echo(visible(text), err=err)
+
+
 def _annotation(kind: str, file: str | None, line: int | None, col: int | None, message: str) -> str:
     """A GitHub Actions workflow command: ``::error file=F,line=L,col=C::message``."""
-    props = ",".join(f"{k}={v}" for k, v in (("file", file), ("line", line), ("col", col)) if v is not None)
+    props = ",".join(f"{k}={_property(v)}" for k, v in (("file", file), ("line", line), ("col", col)) if v is not None)
     text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return f"::{kind} {props}::{text}" if props else f"::{kind}::{text}"
 
 
 def _print_errors(errors) -> None:  # noqa: ANN001
     for e in errors:
-        click.echo(e.format(), err=True)
+        _echo(e.format(), err=True)
         if _OUTPUT["format"] == "github":
             msg = e.message + (f" (hint: {e.hint})" if e.hint else "")
-            click.echo(_annotation("error", e.file, e.line, e.column, msg))
+            _echo(_annotation("error", e.file, e.line, e.column, msg))
 
 
 def _warn(warnings: list[str]) -> None:
     for w in warnings:
-        click.echo(f"warning: {w}", err=True)
+        _echo(f"warning: {w}", err=True)
         if _OUTPUT["format"] == "github":
             m = _LOCATED.match(w)
             if m:
-                click.echo(_annotation("warning", m["file"], int(m["line"]), int(m["col"]), m["msg"]))
+                _echo(_annotation("warning", m["file"], int(m["line"]), int(m["col"]), m["msg"]))
             else:
-                click.echo(_annotation("warning", None, None, None, w))
+                _echo(_annotation("warning", None, None, None, w))
 
 
 def _list_checks() -> None:
@@ -226,7 +240,7 @@ def _list_checks() -> None:
         for fname, f in spec.args.model_fields.items():
             fields.append(fname if f.is_required() else f"[{fname}]")
         state = "" if spec.implemented else "  (declared only: no implementation installed, a step using it is an ERROR)"
-        click.echo(f"{name:22s} {spec.summary}{state}")
-        click.echo(f"{'':22s}   args: {', '.join(fields)}")
+        _echo(f"{name:22s} {spec.summary}{state}")
+        _echo(f"{'':22s}   args: {', '.join(fields)}")
     for line in plugin_errors:
-        click.echo(f"warning: {line}", err=True)
+        _echo(f"warning: {line}", err=True)

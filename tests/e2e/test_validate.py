@@ -167,6 +167,22 @@ def test_github_annotations(labctl):
     )
 
 
+def test_a_plan_name_with_terminal_commands_and_a_file_name_with_commas_are_shown_as_data(labctl, tmp_path):
+    """A plan's text is untrusted: its control characters print as escapes; in a GitHub
+    annotation a file name's ``,`` and ``:`` are escaped, so ``a,line=99::x.yaml`` stays a name."""
+    plan = tmp_path / "esc.yaml"
+    plan.write_text('name: "\\e]0;PWN\\a\\e[31mred"\nversion: "1"\nsteps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n')
+    res = labctl("validate", str(plan))
+    assert res.returncode == 0, res.stderr
+    assert "\\x1b]0;PWN\\x07\\x1b[31mred v1" in res.stdout and "\x1b" not in res.stdout, res.stdout
+    odd = tmp_path / "a,line=99::x.yaml"
+    odd.write_text("name: x\nsteps:\n  - {id: w, check: wait, args: {duration: 5 V}}\n")
+    res = labctl("validate", str(odd), "--format", "github")
+    assert res.returncode == 4
+    assert res.stdout.startswith(f"::error file={str(tmp_path).replace(':', '%3A')}/a%2Cline=99%3A%3Ax.yaml,line=3,"), \
+        res.stdout
+
+
 def test_list_checks_shows_real_status_and_whole_descriptions(labctl):
     out = labctl("validate", "--list-checks").stdout
     assert "declared" not in out  # every built-in check has its implementation attached

@@ -208,3 +208,24 @@ def test_cli_check_prints_what_instruments_answer_as_text(tmp_path, labctl):
         res = labctl("instruments", "scan", "--no-list", "--timeout", "0.5", "-r", dmm)
     assert "Traceback" not in res.stderr and res.returncode == 0, res.stdout + res.stderr
     assert "MY[/b]89" in res.stdout, res.stdout
+
+
+def test_identify_and_errors_show_terminal_commands_in_what_came_as_escapes(tmp_path, labctl):
+    """An *IDN? serial holding a terminal's title-setting sequence (the simulated DMM answers its
+    asset's serial): `labctl instruments identify` prints it as escapes, never to the terminal
+    as it came; so does the one-line error of any command that quotes what it was given."""
+    import yaml
+
+    from labctl.sim.testing import isolated_fixture, served_lab
+
+    path = isolated_fixture(tmp_path)
+    path.write_text(path.read_text().replace("MY59008389", '"MY\\e]0;PWNED\\a89"'))
+    dmm = yaml.safe_load(path.read_text())["roles"]["dmm"]["resource"]
+    with served_lab(path):
+        res = labctl("instruments", "identify", dmm)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "serial:       MY\\x1b]0;PWNED\\x0789" in res.stdout, res.stdout
+    assert "\x1b" not in res.stdout + res.stderr and "\x07" not in res.stdout
+    res = labctl("runs", "show", "\x1b[2Jr-1", "--db", str(tmp_path / "r.db"))
+    assert res.returncode != 0 and "\\x1b[2Jr-1" in res.stderr, res.stderr
+    assert "\x1b" not in res.stderr
