@@ -11,7 +11,14 @@ import click
 
 def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:
     """``--db`` of every command (or ``$LABCTL_DB``, which every ``--db`` reads): an explicit
-    SQLite file's folder must exist (exit 4 otherwise); the error names where the value came from."""
+    SQLite file's folder must exist (exit 4 otherwise); the error names where the value came from.
+    An empty ``--db ''`` (a script's unset variable) is refused: it would record elsewhere."""
+    if value is not None and not value.strip():
+        from labctl.errors import UsageError
+        from labctl.store.location import default_db_path
+
+        raise UsageError("--db is empty", hint="give a SQLite file or a postgresql:// URL; leave --db out for "
+                                               f"$LABCTL_DB or, without it, {default_db_path()}")
     if value:
         from labctl.store.location import check_db_folder
 

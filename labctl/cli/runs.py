@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Iterable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -287,6 +288,11 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
     from labctl.store.spool import Spool
     from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL, open_store
 
+    if spool_path is not None and not Path(spool_path).is_file():  # a typo must not read as "nothing to sync"
+        from labctl.errors import UsageError
+
+        raise UsageError(f"--spool {spool_path}: there is no such file",
+                         hint="leave --spool out for the default journal ($LABCTL_HOME/spool.db), or `ls` the folder")
     spool = Spool(spool_path)
     try:
         targets = spool.targets()

@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from labctl.errors import RunNotFound, StoreError, StoreUnreachable
 from labctl.store import migrate
-from labctl.store.location import display_url, resolve_db
+from labctl.store.location import default_db_path, display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
 from labctl.store.schema import run_sessions, runs, steps
 from labctl.store.sqlite_access import read_only_engine, refuse_writing, unwritable_reason
@@ -166,6 +166,12 @@ class Store:
         self.read_only = False
         if self.dialect == "sqlite":
             path = make_url(url).database
+            if reading and path and path != ":memory:" and not Path(path).exists() \
+                    and Path(path).resolve() != default_db_path().resolve():
+                # a typo'd --db must not answer "no runs recorded" from a new, empty file
+                raise StoreError(f"cannot read the results database {path}: there is no such file",
+                                 hint="`ls` the folder, or give --db the file that `labctl run` wrote "
+                                      f"(without --db and $LABCTL_DB: {default_db_path()})")
             why = unwritable_reason(path) if path and path != ":memory:" else None
             if why is not None and not reading:
                 raise refuse_writing(path, why)

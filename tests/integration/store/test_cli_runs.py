@@ -157,8 +157,10 @@ def test_an_explicit_db_in_a_missing_folder_is_a_usage_error(tmp_path, labctl):
         assert res.returncode == 4, (args, res.stdout, res.stderr)
         assert f"$LABCTL_DB {target}: the folder {target.parent} does not exist" in res.stderr, (args, res.stderr)
     assert not (tmp_path / "nonexistent").exists()
-    res = labctl("runs", "--db", str(tmp_path / "fresh.db"))  # an existing folder: a new database is fine
-    assert res.returncode == 0 and "no runs recorded" in res.stdout, res.stderr
+    # an existing folder but no such file: reading makes no new database (a typo is no empty store)
+    res = labctl("runs", "--db", str(tmp_path / "fresh.db"))
+    assert res.returncode == 2 and "there is no such file" in res.stderr, res.stdout + res.stderr
+    assert not (tmp_path / "fresh.db").exists()
 
 
 def test_the_times_shown_say_their_zone(populated, labctl):
