@@ -172,12 +172,24 @@ def _show(loaded: Any) -> None:
 
 
 def _expand(paths: tuple[str, ...]) -> list[str]:
+    """The files to check: a folder stands for its ``*.yaml`` / ``*.yml`` files (not its
+    subfolders'); a folder with none is a usage error, never "nothing wrong" (CI would pass
+    having checked nothing)."""
+    from labctl.errors import UsageError
+
     out: list[str] = []
     for p in paths:
-        if Path(p).is_dir():
-            out.extend(str(f) for f in sorted(Path(p).glob("*.yaml")))
-        else:
+        folder = Path(p)
+        if not folder.is_dir():
             out.append(p)
+            continue
+        found = sorted(f for f in folder.iterdir() if f.suffix in (".yaml", ".yml") and f.is_file())
+        if not found:
+            deeper = sorted({str(f.parent) for f in folder.rglob("*.y*ml") if f.suffix in (".yaml", ".yml")})
+            raise UsageError(f"{p}: no .yaml or .yml file in this folder",
+                             hint=(f"its subfolders have some: labctl validate {' '.join(deeper[:5])}" if deeper
+                                   else "give the plans' folder or files"))
+        out.extend(str(f) for f in found)
     return out
 
 

@@ -183,6 +183,20 @@ def test_a_plan_name_with_terminal_commands_and_a_file_name_with_commas_are_show
         res.stdout
 
 
+def test_a_folder_without_plans_is_an_error_and_yml_files_are_checked(labctl, tmp_path):
+    """CI running `labctl validate plans/` on a folder whose plans moved into a subfolder (or
+    are named .yml) passed, having checked nothing."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "p.yaml").write_text("name: p\nsteps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n")
+    res = labctl("validate", str(tmp_path))
+    assert res.returncode == 4, res.stdout + res.stderr
+    assert f"{tmp_path}: no .yaml or .yml file in this folder" in res.stderr
+    assert f"labctl validate {tmp_path / 'sub'}" in res.stderr
+    (tmp_path / "q.yml").write_text("name: q\nsteps:\n  - {id: w, check: wait, args: {duration: 5 V}}\n")
+    res = labctl("validate", str(tmp_path))
+    assert res.returncode == 4 and "q.yml:3:" in res.stderr, res.stdout + res.stderr
+
+
 def test_list_checks_shows_real_status_and_whole_descriptions(labctl):
     out = labctl("validate", "--list-checks").stdout
     assert "declared" not in out  # every built-in check has its implementation attached
