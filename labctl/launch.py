@@ -67,6 +67,29 @@ EXIT_BY_OUTCOME = {"passed": ExitCode.PASSED, "failed": ExitCode.FAILED, "error"
                    "aborted": ExitCode.ABORTED}
 
 
+def _answers_of(root: Any, path: str) -> dict[str, str]:
+    """Prompt id -> answer, as written, from the composed YAML of an answers file: a mapping
+    of plain values; a key given twice or a value that is not one scalar is a usage error."""
+    import yaml
+
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        raise UsageError(f"--answers {path}: expected a mapping of prompt id -> answer",
+                         hint="give a YAML file of lines STEP_ID: answer")
+    answers: dict[str, str] = {}
+    for key, value in root.value:
+        where = f"{path}:{key.start_mark.line + 1}:{key.start_mark.column + 1}"
+        if not isinstance(key, yaml.ScalarNode) or not isinstance(value, yaml.ScalarNode):
+            raise UsageError(f"{where}: an answer is one value (text), not a list or a mapping",
+                             hint="write STEP_ID: answer")
+        if key.value in answers:
+            raise UsageError(f"{where}: prompt {key.value} is answered twice in this file",
+                             hint="keep one answer per prompt")
+        answers[key.value] = value.value
+    return answers
+
+
 def load_answers(path: str | None) -> Callable[[str, str, tuple[str, ...]], tuple[str, str]] | None:
     """``--answers FILE``: a YAML mapping of prompt id (the step id) -> answer."""
     if path is None:
@@ -82,14 +105,12 @@ def load_answers(path: str | None) -> Callable[[str, str, tuple[str, ...]], tupl
         scan_events(text, path, limits, UsageError, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except YamlSyntaxStop:
         pass  # reported below, in PyYAML's words
-    try:
-        data = yaml.safe_load(text) or {}
+    try:  # the node tree, not constructed values: an answer is the text written (`fan: yes` is "yes")
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as err:
         raise UsageError(f"--answers {path}: not valid YAML ({str(err).splitlines()[0]})",
                          hint="give a YAML file: STEP_ID: answer") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"--answers {path}: expected a mapping of prompt id -> answer")
-    answers = {str(k): str(v) for k, v in data.items()}
+    answers = _answers_of(root, path)
 
     def handler(prompt_id: str, text: str, choices: tuple[str, ...]) -> tuple[str, str]:
         from labctl.engine.context import PromptUnanswered

@@ -1,0 +1,40 @@
+"""``--answers FILE`` is read as written: YAML 1.1's ``yes``/``no``/``on`` are the words a
+prompt offers, not booleans; a prompt answered twice or with a list is refused with where."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from labctl.engine.context import PromptUnanswered
+from labctl.errors import UsageError
+from labctl.launch import load_answers
+
+
+def test_answers_are_the_text_written(tmp_path):
+    path = tmp_path / "a.yaml"
+    path.write_text("fan: yes\nlid: no\nlight: on\nvolts: 1.50\nnote: 'quoted'\nempty:\n")
+    handler = load_answers(str(path))
+    assert handler("fan#1", "fan spinning?", ("yes", "no")) == ("yes", "answers-file")
+    assert handler("lid", "lid open?", ("yes", "no"))[0] == "no"
+    assert handler("light", "", ())[0] == "on"
+    assert handler("volts", "", ())[0] == "1.50"
+    assert handler("note", "", ())[0] == "quoted"
+    assert handler("empty", "", ())[0] == ""
+    other = tmp_path / "b.yaml"
+    other.write_text("fan: maybe\n")
+    with pytest.raises(PromptUnanswered, match="'maybe' for prompt fan is not one of yes, no"):
+        load_answers(str(other))("fan", "", ("yes", "no"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("fan: yes\nfan: no\n", "a.yaml:2:1: prompt fan is answered twice in this file"),
+    ("fan: [yes, no]\n", "a.yaml:1:1: an answer is one value (text), not a list or a mapping"),
+    ("- fan\n", "expected a mapping of prompt id -> answer"),
+])
+def test_a_prompt_answered_twice_or_with_a_list_is_refused_with_where(tmp_path, text, message):
+    path = tmp_path / "a.yaml"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=re.escape(message)):
+        load_answers(str(path))
