@@ -15,6 +15,7 @@ from typing import Any
 from labctl.checks.registry import implementation
 from labctl.engine.events import Verdict
 from labctl.errors import InstrumentError, InstrumentReplyError, InstrumentTimeout, PlanError
+from labctl.instruments.parsers import quoted
 
 # ------------------------------------------------------------------------------------------
 # shared helpers
@@ -367,12 +368,12 @@ def _parse_reply(args: Any, reply: str) -> Any:
         if args.parse == "int":
             return int(float(text.split(",")[0]))
     except ValueError:
-        raise InstrumentReplyError(f"reply {text!r} to {args.query!r} is not a number",
+        raise InstrumentReplyError(f"reply {quoted(text)} to {args.query!r} is not a number",
                                    instrument=args.role, command=args.query) from None
     if args.parse == "regex":
         m = re.search(args.pattern, text)
         if not m:
-            raise InstrumentReplyError(f"reply {text!r} does not match /{args.pattern}/",
+            raise InstrumentReplyError(f"reply {quoted(text)} does not match /{args.pattern}/",
                                        instrument=args.role, command=args.query)
         value = m.group(1) if m.groups() else m.group(0)
         return float(value) if args.unit else value
@@ -425,7 +426,7 @@ def _raise_queued(driver: Any, role: str, command: str) -> None:
 def _number(text: str) -> float:
     m = re.search(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", text)
     if not m:
-        raise InstrumentReplyError(f"{text!r} is not a number")
+        raise InstrumentReplyError(f"{quoted(text)} is not a number")
     return float(m.group(0))
 
 

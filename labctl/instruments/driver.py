@@ -22,7 +22,7 @@ from labctl.errors import (
     InstrumentReplyError,
     InstrumentTimeout,
 )
-from labctl.instruments.parsers import ReplyParseError, parse_reply, to_bool, to_int
+from labctl.instruments.parsers import ReplyParseError, parse_reply, quoted, to_bool, to_int
 from labctl.instruments.profile import Action, ErrorQueue, Profile, Property, SafeAction
 from labctl.instruments.roles import InstrumentErrorEntry
 from labctl.instruments.transports.base import Transport
@@ -114,7 +114,7 @@ class ProfileDriver:
         extra: list[str] = []
         while self.transport.pending() and len(extra) < self.profile.transport.max_reply_lines:
             extra.append(self.transport.read())
-        raise InstrumentReplyError(f"extra reply line(s) {extra!r} after {reply!r}", instrument=self.name,
+        raise InstrumentReplyError(f"extra reply line(s) {quoted(str(extra))} after {quoted(reply)}", instrument=self.name,
                                    resource=self.transport.resource, command=command)
 
     def _exchange(self, command: str) -> str:
@@ -235,12 +235,12 @@ class ProfileDriver:
                                        command=command) from None
         if isinstance(prop, Property):
             if not prop.overload_ok and _overload(value):
-                raise InstrumentReplyError(f"overload/invalid reading {reply!r}", instrument=self.name,
+                raise InstrumentReplyError(f"overload/invalid reading {quoted(reply)}", instrument=self.name,
                                            resource=self.transport.resource, command=command)
             if prop.mask is not None:
                 value = bool(to_int(str(value)) & prop.mask)
             if prop.invalid_above is not None and isinstance(value, float) and value > prop.invalid_above:
-                raise InstrumentReplyError(f"overload/invalid reading {reply!r}", instrument=self.name,
+                raise InstrumentReplyError(f"overload/invalid reading {quoted(reply)}", instrument=self.name,
                                            resource=self.transport.resource, command=command)
             if prop.scale is not None and isinstance(value, int | float) and not isinstance(value, bool):
                 value = value * prop.scale
@@ -330,7 +330,7 @@ class ProfileDriver:
         try:
             word = to_int(reply) & ~spec.ignore
         except ReplyParseError:
-            raise InstrumentReplyError(f"error word {reply!r} is not a number", instrument=self.name,
+            raise InstrumentReplyError(f"error word {quoted(reply)} is not a number", instrument=self.name,
                                        command=spec.query) from None
         found = [InstrumentErrorEntry(bit, text, self.name) for bit, text in sorted(spec.bits.items()) if word & bit]
         unknown = word & ~sum(spec.bits)
@@ -346,7 +346,7 @@ class ProfileDriver:
             reply = self.query(spec.query)
             m = _SCPI_ERROR.match(reply)
             if not m:
-                raise InstrumentReplyError(f"error queue reply {reply!r} is not code,\"message\"",
+                raise InstrumentReplyError(f"error queue reply {quoted(reply)} is not code,\"message\"",
                                            instrument=self.name, command=spec.query)
             code = int(m.group(1))
             if code == 0:

@@ -18,6 +18,19 @@ class ReplyParseError(ValueError):
     """The reply does not have the shape the profile declares."""
 
 
+#: the most characters of a reply an error message quotes (the session log keeps it whole)
+QUOTED_MAX = 200
+
+
+def quoted(text: str) -> str:
+    """``text`` as an error message quotes it: its repr, cut at :data:`QUOTED_MAX` characters
+    with its length said (a 5 MB garbage reply must not become three 5 MB lines of output and
+    a 5 MB step message in the store)."""
+    if len(text) <= QUOTED_MAX:
+        return repr(text)
+    return f"{text[:QUOTED_MAX]!r}… ({len(text):,} characters)"
+
+
 def _not_a_numeral(text: str) -> bool:
     """What Python's number parsing takes but no instrument sends: a digit group separator
     (``0.7_5`` would read 0.75) or a digit of another script (``５``)."""
@@ -30,16 +43,16 @@ def to_float(text: str) -> float:
             raise ValueError(text)
         value = float(text) if '"' not in text else float(text.strip().strip('"'))  # float() strips blanks
     except ValueError:
-        raise ReplyParseError(f"expected a number, got {text!r}") from None
+        raise ReplyParseError(f"expected a number, got {quoted(text)}") from None
     if not math.isfinite(value):  # NaN passes no limit check by failing it: never a value
-        raise ReplyParseError(f"expected a number, got {text!r} (not a finite number)")
+        raise ReplyParseError(f"expected a number, got {quoted(text)} (not a finite number)")
     return value
 
 
 def to_int(text: str) -> int:
     s = text.strip().strip('"')
     if _not_a_numeral(s):
-        raise ReplyParseError(f"expected an integer, got {text!r}")
+        raise ReplyParseError(f"expected an integer, got {quoted(text)}")
     try:
         return int(s, 0) if s.lower().startswith(("0x", "0b")) else int(s)
     except ValueError:
@@ -47,9 +60,9 @@ def to_int(text: str) -> int:
     try:
         f = float(s)
     except ValueError:
-        raise ReplyParseError(f"expected an integer, got {text!r}") from None
+        raise ReplyParseError(f"expected an integer, got {quoted(text)}") from None
     if f != int(f):
-        raise ReplyParseError(f"expected an integer, got {text!r}")
+        raise ReplyParseError(f"expected an integer, got {quoted(text)}")
     return int(f)
 
 
@@ -69,7 +82,7 @@ def to_bool(text: str, values: dict[str, Any] | None = None) -> bool:
         number = math.nan
     if number in (0.0, 1.0):  # "+1.00000000E+00"; an overload marker or NaN is no boolean
         return number == 1.0
-    raise ReplyParseError(f"expected a boolean (1/0, ON/OFF), got {text!r}")
+    raise ReplyParseError(f"expected a boolean (1/0, ON/OFF), got {quoted(text)}")
 
 
 def to_str(text: str) -> str:
@@ -91,7 +104,7 @@ def parse_enum(text: str, values: dict[str, Any]) -> Any:
     for wire, val in values.items():
         if str(wire).upper() == s:
             return val
-    raise ReplyParseError(f"expected one of {sorted(map(str, values))}, got {text!r}")
+    raise ReplyParseError(f"expected one of {sorted(map(str, values))}, got {quoted(text)}")
 
 
 def parse_block(text: str) -> str:
@@ -105,14 +118,14 @@ def parse_block(text: str) -> str:
     try:
         length = int(s[2 : 2 + ndigits])
     except ValueError:
-        raise ReplyParseError(f"bad block header in {text!r}") from None
+        raise ReplyParseError(f"bad block header in {quoted(text)}") from None
     return s[2 + ndigits : 2 + ndigits + length]
 
 
 def parse_regex(text: str, pattern: str, item: str) -> Any:
     m = re.search(pattern, text)
     if not m:
-        raise ReplyParseError(f"reply {text!r} does not match /{pattern}/")
+        raise ReplyParseError(f"reply {quoted(text)} does not match /{pattern}/")
     named = {k: v for k, v in m.groupdict().items() if v is not None}
     if named and set(named) != {"value"}:
         return {k: convert(v, item) for k, v in named.items()}
@@ -127,7 +140,7 @@ def parse_kv(text: str, item: str) -> dict[str, Any]:
     """``lid=45.2 hbm=61.0`` (or ``a: 1, b: 2``) → ``{"lid": 45.2, "hbm": 61.0}``."""
     pairs = _KV.findall(text)
     if not pairs:
-        raise ReplyParseError(f"expected key=value pairs, got {text!r}")
+        raise ReplyParseError(f"expected key=value pairs, got {quoted(text)}")
     return {k: convert(v, item) for k, v in pairs}
 
 
@@ -144,7 +157,7 @@ def parse_table(text: str, item: str) -> dict[str, Any]:
         except ReplyParseError:
             out[parts[0]] = parts[1]
     if not out:
-        raise ReplyParseError(f"expected lines of NAME VALUE [UNIT], got {text!r}")
+        raise ReplyParseError(f"expected lines of NAME VALUE [UNIT], got {quoted(text)}")
     return out
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from labctl.errors import InstrumentReplyError
 from labctl.instruments.impl.base import RoleImpl
 from labctl.instruments.impl.link import prbs_order
+from labctl.instruments.parsers import quoted
 from labctl.instruments.roles import BerResult
 
 
@@ -23,7 +24,7 @@ class ProfileDutConsole(RoleImpl):
         reply = self.send(command)
         m = re.search(pattern, reply, re.MULTILINE)
         if not m:
-            raise InstrumentReplyError(f"reply {reply!r} does not match /{pattern}/", instrument=self.name,
+            raise InstrumentReplyError(f"reply {quoted(reply)} does not match /{pattern}/", instrument=self.name,
                                        command=command)
         return m
 

@@ -226,6 +226,9 @@ def test_identify_and_errors_show_terminal_commands_in_what_came_as_escapes(tmp_
     assert res.returncode == 0, res.stdout + res.stderr
     assert "serial:       MY\\x1b]0;PWNED\\x0789" in res.stdout, res.stdout
     assert "\x1b" not in res.stdout + res.stderr and "\x07" not in res.stdout
+    from labctl.store import open_store
+
+    open_store(str(tmp_path / "r.db")).close()
     res = labctl("runs", "show", "\x1b[2Jr-1", "--db", str(tmp_path / "r.db"))
     assert res.returncode != 0 and "\\x1b[2Jr-1" in res.stderr, res.stderr
     assert "\x1b" not in res.stderr

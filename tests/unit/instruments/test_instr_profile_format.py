@@ -187,3 +187,13 @@ def test_entry_point_classes_are_found(monkeypatch, tmp_path):
 
     monkeypatch.setattr(registry, "entry_points", lambda group: [FakeEntryPoint()] if group == "labctl.drivers" else [])
     assert registry.driver_class("third-party-psu") is TrimmedSupply
+
+
+def test_a_huge_garbage_reply_is_quoted_short_with_its_length():
+    """A 5 MB reply (a stuck serial line, a binary dump) is the step's ERROR in one readable
+    line: quoted to 200 characters with its length, not three 5 MB lines and a 5 MB message."""
+    with pytest.raises(InstrumentReplyError) as info:
+        with expected_protocol("keysight-e36312a", [("MEAS:VOLT? (@1)", "A" * 5_000_000)]) as psu:
+            psu.measure_voltage("1")
+    message = str(info.value)
+    assert "(5,000,000 characters)" in message and len(message) < 400, message[:500]
