@@ -27,6 +27,19 @@ def db_option_callback(ctx: Any, param: Any, value: str | None) -> str | None:
     return value
 
 
+def not_empty(ctx: Any, param: Any, value: str | None) -> str | None:
+    """An option or argument given as ``''`` (a script's unset variable) is refused, not read as
+    "not given": ``--dut ''`` would otherwise take the console's serial, ``--operator ''`` the login."""
+    if value is not None and not str(value).strip():
+        from labctl.errors import UsageError
+
+        option = param is not None and param.param_type_name == "option"
+        name = f"--{param.name.replace('_', '-')}" if option else (param.human_readable_name if param else "the value")
+        raise UsageError(f"{name} is empty",
+                         hint=f"give {name} a value" + (", or leave it out for its default" if option else ""))
+    return value
+
+
 RUN_FILTERS = ("plan", "plan_version", "dut", "station", "outcome", "since", "until")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from labctl.cli._common import db_option_callback
+from labctl.cli._common import db_option_callback, not_empty
 from labctl.cli.runs import DB_HELP, FORMAT, _emit_records, _iso, _styled, _table, _when
 
 STATES = ("queued", "running", "interrupted", "cancelling", "passed", "failed", "error", "aborted", "cancelled")
@@ -27,7 +27,7 @@ def queue() -> None:
 @click.argument("plan")
 @click.option("--station", help="run on this station (its id, as `labctl stations` lists it)")
 @click.option("--station-class", "station_class", help="run on any station of this class (agents' --class)")
-@click.option("--dut", help="DUT serial (checked against what the board reports)")
+@click.option("--dut", callback=not_empty, help="DUT serial (checked against what the board reports)")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter")
 @click.option("--priority", type=int, default=0, show_default=True, help="higher runs first; same priority: oldest first")
 @click.option("--portable", is_flag=True, help="an interrupted run may be restarted on another station of the class")

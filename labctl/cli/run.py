@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from labctl.cli._common import db_option_callback
+from labctl.cli._common import db_option_callback, not_empty
 from labctl.errors import ExitCode
 
 _PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as accelerator-evt.yaml)"
@@ -15,7 +15,8 @@ _PLAN_HELP = "test plan file (a path, or the name of a built-in plan such as acc
 def _run_options(f):
     for opt in reversed([
         click.option("--fixture", "-f", help="station file (default: the simulated bench sim-bench.yaml)"),
-        click.option("--dut", help="DUT serial (default: what the DUT console reports); with --slots, one per slot: SN1,SN2,…"),
+        click.option("--dut", callback=not_empty,
+                     help="DUT serial (default: what the DUT console reports); with --slots, one per slot: SN1,SN2,…"),
         click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="override a plan parameter"),
         click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", help="results database: SQLite path or postgresql://… URL"),
         click.option("--json", "as_json", is_flag=True, help="stream one JSON event per line instead of progress"),
@@ -26,7 +27,7 @@ def _run_options(f):
         click.option("--no-preflight", is_flag=True, help="skip the station pre-flight (a bench left live is still made safe first)"),
         click.option("--allow-expired", is_flag=True,
                      help="run on instruments whose calibration expired (recorded in the run's log)"),
-        click.option("--operator", help="operator name recorded with the run (default: login name)"),
+        click.option("--operator", callback=not_empty, help="operator name recorded with the run (default: login name)"),
     ]):
         f = opt(f)
     return f

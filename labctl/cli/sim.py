@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import click
+
+from labctl.cli._common import not_empty
 
 
 @click.group()
@@ -13,7 +17,8 @@ def sim() -> None:
 @sim.command()
 @click.option("--fixture", "fixture_path", default="sim-bench.yaml", show_default=True,
               help="Fixture file (or the name of a built-in one).")
-@click.option("--dut", "dut", default=None, help="Serial of the DUT on the bench (default: the fixture's sim.dut).")
+@click.option("--dut", "dut", default=None, callback=not_empty,
+              help="Serial of the DUT on the bench (default: the fixture's sim.dut).")
 @click.option("--time-scale", type=float, default=None, help="Override sim.time_scale (simulated s per wall s).")
 def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
     """Serve every role of FIXTURE at the addresses written in it, until Ctrl-C or SIGTERM."""
@@ -26,8 +31,8 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
 
     fixture = load_fixture(fixture_path)
     if time_scale is not None:
-        if time_scale <= 0:
-            raise UsageError("--time-scale must be > 0", hint="e.g. --time-scale 60")
+        if not math.isfinite(time_scale) or time_scale <= 0:
+            raise UsageError(f"--time-scale {time_scale}: it must be a finite number > 0", hint="e.g. --time-scale 60")
         from labctl.sim.config import SimConfig
 
         cfg = fixture.sim or SimConfig()
@@ -164,7 +169,7 @@ def clear(fixture_path: str, as_json: bool, role: str | None) -> None:
 @_FIXTURE
 @_JSON
 @_SLOT
-@click.argument("serial")
+@click.argument("serial", callback=not_empty)
 def dut(fixture_path: str, as_json: bool, slot: str | None, serial: str) -> None:
     """Put the DUT SERIAL on the served bench, or in one slot of a rack (its variant/faults
     come from sim.duts)."""

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from labctl.cli._common import db_option_callback
+from labctl.cli._common import db_option_callback, not_empty
 
 
 @click.command()
@@ -18,7 +18,7 @@ from labctl.cli._common import db_option_callback
 @click.option("--watch", is_flag=True, help="start in watch mode: the runs in progress, read from the database")
 @click.option("--station", help="watch mode: only runs of this station (default: this fixture's station)")
 @click.option("--all-stations", is_flag=True, help="watch mode: runs of every station writing to the database")
-@click.option("--operator", help="operator name recorded with runs started here (default: login name)")
+@click.option("--operator", callback=not_empty, help="operator name recorded with runs started here (default: login name)")
 @click.option("--light", is_flag=True, help="light colours, for a terminal with a light background (ctrl+t toggles)")
 def tui(fixture, db, plan_dirs, watch, station, all_stations, operator, light) -> None:
     """The terminal front panel: station status, plans, live runs, history.
