@@ -112,11 +112,14 @@ def parse_message(message: str) -> list[Unit]:
     """Parse one program message (one line, without terminator) into units.
 
     Raises :class:`ScpiError` (-102 and friends) on a syntax error; the caller executes
-    nothing of a message that does not parse.
+    nothing of a message that does not parse. One trailing ``;`` is taken (``a;;b`` is -102).
     """
     units: list[Unit] = []
     prefix: list[Node] = []
-    for chunk in split_outside(message, ";"):
+    chunks = split_outside(message, ";")
+    if len(chunks) > 1 and not chunks[-1].strip() and chunks[-2].strip():
+        chunks = chunks[:-1]  # one ';' before the terminator (`VOLT? (@1);`), as instruments take it
+    for chunk in chunks:
         chunk = chunk.strip()
         if not chunk:
             if units or message.strip():

@@ -71,9 +71,12 @@ def test_parser_splits_units_params_and_paths():
 def test_parser_suffixes_and_syntax_errors():
     (u,) = parse_message("OUTP2:STAT 1")
     assert u.nodes[0].name == "OUTP" and u.nodes[0].suffix == 2
-    for bad in ("VOLT 1,,2", "VOLT::X 1", 'CALC "open'):
+    for bad in ("VOLT 1,,2", "VOLT::X 1", 'CALC "open', "VOLT 1;;CURR 2", ";VOLT 1", ";"):
         with pytest.raises(ScpiError):
             parse_message(bad)
+    # one ';' before the terminator is taken, as instruments do (it was -102 and no reply)
+    assert [u.raw for u in parse_message("VOLT? (@1);")] == ["VOLT? (@1)"]
+    assert [u.raw for u in parse_message("VOLT 1;CURR 2; ")] == ["VOLT 1", "CURR 2"]
 
 
 def test_pattern_matching_short_long_optional_only():
