@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -50,6 +51,9 @@ def explain(e: dict[str, Any]) -> tuple[str, str | None]:
     if etype in _TYPES:
         expected, hint = _TYPES[etype]
         shown = "a mapping" if isinstance(got, dict) else "a list" if isinstance(got, list) else repr(got)
+        if isinstance(got, dt.date):  # YAML reads 2024-01-01 as a date
+            shown = f"the date {got.isoformat()}"
+            hint = f'quote it: "{got.isoformat()}" (YAML reads an unquoted date as a date)'
         return f"{expected}, got {shown}", _fitted_hint(etype, got) or hint
     msg = str(e["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):

@@ -168,3 +168,10 @@ steps:
     }
     tag = _one(errors, "tag 'a b'")
     assert (tag.line, tag.column) == (16, 19)  # at the tag (it was at the list)
+
+
+def test_an_unquoted_date_where_text_is_wanted_is_told_to_be_quoted(tmp_path):
+    _, errors = _check(tmp_path, "name: p\nversion: 2024-01-01\nsteps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n")
+    err = _one(errors, "version: expected text, got the date 2024-01-01")
+    assert (err.line, err.column) == (2, 10)
+    assert err.hint == 'quote it: "2024-01-01" (YAML reads an unquoted date as a date)'
