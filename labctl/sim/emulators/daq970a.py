@@ -65,6 +65,7 @@ class ChanCfg:
     range: float = 10.0
     rjun: str = "INT"
     delay: float = 0.0
+    auto_delay: bool = True  # ROUT:CHAN:DEL:AUTO (a delay set for the channel turns it off)
     auto_range: bool = True  # VOLT:RANG:AUTO (a fixed range turns it off)
     auto_zero: bool = True  # ZERO:AUTO ON|OFF (ONCE zeroes once, then leaves it OFF)
     auto_impedance: bool = False  # INP:IMP:AUTO (>10 GOhm on the low ranges)
@@ -198,6 +199,7 @@ class DAQ970A(BenchInstrument):
         self.trigger_count = 1
         self.trigger_timer = 1.0
         self.readings: list[str] = []
+        self.closed: set[int] = set()  # channels closed by ROUT:CLOS
         self.armed = False
         self._timed: _TimedScan | None = None  # a scan paced by TRIG:SOUR TIM, while it runs
         self.monitor_channel: int | None = None
@@ -316,6 +318,7 @@ class DAQ970A(BenchInstrument):
         chans = self.scan if chans is None else chans
         if not chans:
             raise ScpiError(-221, "scan list is empty")
+        self.closed.clear()  # a scan opens the relays closed by hand first
         with self.bench.lock:
             t0 = self.sync().t
             out: list[str] = []
@@ -551,6 +554,37 @@ class DAQ970A(BenchInstrument):
     def chan_delay(self, call: Call) -> None:
         for ch in self._chans(call):
             self.cfg[ch].delay = call.number(0, minimum=0.0, maximum=60.0, default=0.0)
+            self.cfg[ch].auto_delay = False
+
+    @scpi("ROUTe:CHANnel:DELay:AUTO")
+    def chan_delay_auto(self, call: Call) -> None:
+        for ch in self._chans(call):
+            self.cfg[ch].auto_delay = call.boolean(0)
+
+    @scpi("ROUTe:CHANnel:DELay:AUTO?")
+    def chan_delay_auto_q(self, call: Call) -> str:
+        return ",".join(str(int(self.cfg[ch].auto_delay)) for ch in self._chans(call))
+
+    # -- relays closed by hand (a scan or a monitor reading opens them again) ----------------
+    @scpi("ROUTe:CLOSe")
+    def route_close(self, call: Call) -> None:
+        for ch in self._chans(call):
+            if ch not in self.closed:
+                self.closed.add(ch)
+                self.relay_cycles[ch] = self.relay_cycles.get(ch, 0) + 1
+
+    @scpi("ROUTe:OPEN")
+    def route_open(self, call: Call) -> None:
+        for ch in self._chans(call):
+            self.closed.discard(ch)
+
+    @scpi("ROUTe:CLOSe?")
+    def route_close_q(self, call: Call) -> str:
+        return ",".join(str(int(ch in self.closed)) for ch in self._chans(call))
+
+    @scpi("ROUTe:OPEN?")
+    def route_open_q(self, call: Call) -> str:
+        return ",".join(str(int(ch not in self.closed)) for ch in self._chans(call))
 
     @scpi("ROUTe:CHANnel:DELay?")
     def chan_delay_q(self, call: Call) -> str:
@@ -751,8 +785,9 @@ class DAQ970A(BenchInstrument):
     @scpi("SYSTem:CTYPe?")
     def ctype(self, call: Call) -> str:
         slot = int(call.number(0, minimum=100, maximum=300))
-        if slot == 100:
-            return f"Keysight Technologies,DAQM901A,{self.serial}-1,1.0"
+        i = slot // 100 - 1
+        if slot % 100 == 0 and i < len(self.modules):  # the module the fixture put in that slot
+            return f"Keysight Technologies,{self.modules[i]},{self.serial}-{i + 1},1.0"
         return "Keysight Technologies,0,0,0"
 
     # -- alarm limits, the alarm queue, scan statistics ------------------------------------

@@ -61,3 +61,34 @@ def test_thermocouple_type_defaults_to_j_and_a_k_wire_read_as_j_reads_low_when_h
     hot_j = float(daq.query("MEAS:TEMP? TC,J,(@101)"))
     assert hot_k > 33.0, hot_k  # the loaded board is ~10 degC above the room
     assert (hot_j - 25.0) / (hot_k - 25.0) == pytest.approx(40.7 / 52.0, abs=0.02)
+
+
+def test_daq_relays_closed_by_hand_auto_delay_and_the_module_of_each_slot(mvisa):
+    daq = mvisa("daq")
+    daq.write("SYST:REL:CYCL:CLE (@105,106)")
+    daq.write("ROUT:CLOS (@105,106)")
+    assert daq.query("ROUT:CLOS? (@105,106,107)") == "1,1,0"
+    assert daq.query("ROUT:OPEN? (@105,107)") == "0,1"
+    assert daq.query("SYST:REL:CYCL? (@105,106)") == "+1,+1"  # one closing each
+    daq.write("ROUT:OPEN (@105)")
+    assert daq.query("ROUT:CLOS? (@105,106)") == "0,1"
+    daq.query("CONF:TEMP TC,K,(@101);:READ?")  # a scan opens the relays closed by hand
+    assert daq.query("ROUT:CLOS? (@106)") == "0"
+    assert daq.query("ROUT:CHAN:DEL:AUTO? (@101,102)") == "1,1"
+    daq.write("ROUT:CHAN:DEL 0.5,(@101);:ROUT:CHAN:DEL:AUTO OFF,(@102)")
+    assert daq.query("ROUT:CHAN:DEL:AUTO? (@101,102,103)") == "0,0,1"  # a delay set turns it off
+    assert daq.query("SYST:CTYP? 100").startswith("Keysight Technologies,DAQM901A,")
+    assert daq.query("SYST:CTYP? 200") == "Keysight Technologies,0,0,0"
+    assert errors(daq) == []
+
+
+def test_daq_ctype_names_the_module_the_fixture_put_in_each_slot(fixture_path):
+    from labctl.fixture import load_fixture
+    from labctl.sim.lab import SimulatedLab
+
+    fixture = load_fixture(fixture_path)
+    fixture.roles["daq"].options = {**fixture.roles["daq"].options, "modules": ["DAQM908A", "DAQM901A"]}
+    with SimulatedLab(fixture) as lab:
+        daq = lab.instrument("daq")
+        assert daq.process("SYST:CTYP? 100").startswith("Keysight Technologies,DAQM908A,")
+        assert daq.process("SYST:CTYP? 200").startswith("Keysight Technologies,DAQM901A,")
