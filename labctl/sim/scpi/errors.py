@@ -112,6 +112,10 @@ class ErrorQueue:
         return list(self._q)
 
 
+#: the longest error description SCPI allows (SCPI 1999, the SYSTem:ERRor? reply)
+MESSAGE_MAX = 255
+
+
 def format_error(code: int, text: str) -> str:
     """``-113,"Undefined header"``; the empty entry is ``+0,"No error"``.
 
@@ -121,4 +125,8 @@ def format_error(code: int, text: str) -> str:
     num = f"+{code}" if code >= 0 else str(code)
     if '"' in text or "," in text:
         text = text.replace('"', "'").replace(", ", "|").replace(",", "|")
+    if not (text.isascii() and text.isprintable()) or len(text) > MESSAGE_MAX:
+        # what a client sent, quoted in a detail, is not echoed raw: printable ASCII, at most
+        # the 255 characters SCPI allows an error description
+        text = "".join(c if " " <= c <= "~" else "?" for c in text[:MESSAGE_MAX])
     return f'{num},"{text}"'

@@ -138,6 +138,9 @@ def test_error_queue_fifo_overflow_and_format():
     assert len(entries) == 20 and entries[-1] == (-350, "Queue overflow")
     assert q.pop_formatted() == '-100,"Command error"'
     assert format_error(0, "No error") == '+0,"No error"'
+    # a client's garbage quoted in a detail is not echoed raw: printable ASCII, 255 characters at most
+    garbled = format_error(-113, "Undefined header; VOLT\x00\x1b[2J\xff" + "x" * 10_000)
+    assert garbled.startswith('-113,"Undefined header; VOLT??[2J?xxx') and len(garbled) == len('-113,""') + 255
 
 
 def test_dispatch_compound_relative_paths_and_replies(toy):
