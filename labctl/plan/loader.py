@@ -308,11 +308,12 @@ class _Context(StationChecks, Overrides):
                                        "write one of " + ", ".join(f"--set {name}={c}" for c in choices))
                     else:
                         self.err(where, msg, "make the default one of the choices, or add it to choices:")
-        resolved = self._resolve_templates(values, default_path)
+        resolved = self._resolve_templates(values, default_path, overrides)
         self.check_computed(computed, resolved)
         return resolved
 
-    def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
+    def _resolve_templates(self, values: dict[str, Any], paths: dict[str, Any],
+                           overrides: dict[str, str] | None = None) -> dict[str, Any]:
         done: dict[str, Any] = {}
         visiting: list[str] = []
 
@@ -326,7 +327,12 @@ class _Context(StationChecks, Overrides):
             path = paths.get(name) or ("parameters", name)
             if name in visiting:
                 chain = " -> ".join([*visiting[visiting.index(name):], name])
-                self.err(path, f"parameter cycle: {chain}", "a parameter cannot depend on itself")
+                given = next((n for n in visiting[visiting.index(name):] if overrides and n in overrides), None)
+                if given is not None:  # the cycle is the command line's: say so, not only the plan's line
+                    self.set_error(f"--set {given}={overrides[given]}", given, f"parameter cycle: {chain}",
+                                   f"a parameter cannot depend on itself: give --set {given} a value")
+                else:
+                    self.err(path, f"parameter cycle: {chain}", "a parameter cannot depend on itself")
                 done[name] = None
                 return
             visiting.append(name)

@@ -48,6 +48,8 @@ def plan(tmp_path):
      "write a plain number or a percentage, e.g. --set margin=5%"),
     ("rise=1e999 K", "4:3", "--set rise=1e999 K: '1e999 K' is not a finite number",
      "values are finite; check the exponent"),
+    ("rise=${rise}", "4:3", "--set rise=${rise}: parameter cycle: rise -> rise",
+     "a parameter cannot depend on itself: give --set rise a value"),
 ])
 def test_a_bad_set_names_the_option_points_at_the_declaration_and_says_what_to_write(
         labctl, plan, option, line, message, hint):
