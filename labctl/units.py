@@ -133,7 +133,7 @@ _COMMON_UNITS = (
     "Hz kHz MHz GHz bps Mbps Gbps bit/s GT/s % percent ppm UI TOPS OPS dB"
 ).split()
 
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"  # ASCII digits (\d takes ５ too)
 _QUANTITY_RE = re.compile(rf"^\s*(?P<pm>±|\+-|\+/-)?\s*(?P<num>{_NUMBER})\s*(?P<unit>.*?)\s*$")
 _TRANSFER_RE = re.compile(r"(?<![A-Za-z_])([kMGTP]?)T/s\b")
 _BPS_RE = re.compile(r"(?<![A-Za-z_])([kMGTP]?)bps(?![A-Za-z_])")
@@ -346,6 +346,9 @@ def _parse_cached(text: str) -> tuple[Quantity, bool]:
     if not math.isfinite(magnitude):
         raise UnitError(f"{text.strip()!r} is not a finite number",
                         hint="values are finite; check the exponent")
+    if magnitude == 0.0 and any(c in "123456789" for c in m["num"].lower().split("e")[0]):
+        raise UnitError(f"{text.strip()!r} is too small to be told from 0",
+                        hint="check the exponent (a double holds down to about 1e-308)")
     unit_text = _normalise_unit(m["unit"])
     if not unit_text:
         return check_range(Quantity(magnitude, "", delta=plus_minus)), plus_minus

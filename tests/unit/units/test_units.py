@@ -108,6 +108,13 @@ def test_not_a_quantity():
         parse_quantity("fast")
     with pytest.raises(UnitError):
         parse_quantity(True)
+    # digits of another script are not a number here (Python's float reads them)
+    with pytest.raises(UnitError, match="is not a quantity"):
+        parse_quantity("５ V")
+    # a nonzero number written too small for a double is not silently 0
+    with pytest.raises(UnitError, match="too small to be told from 0"):
+        parse_quantity("5e-400 V")
+    assert parse_quantity("0e5 V").magnitude == 0.0
 
 
 def test_durations():
