@@ -31,3 +31,14 @@ def test_sync_from_a_spool_that_is_not_there_is_an_error(labctl, tmp_path):
     res = labctl("sync", "--spool", str(tmp_path / "spoool.db"))
     assert res.returncode == 4 and "there is no such file" in res.stderr, res.stdout + res.stderr
     assert not (tmp_path / "spoool.db").exists()
+
+
+def test_db_status_of_a_file_that_is_not_there_or_not_a_database_says_so(labctl, tmp_path):
+    res = labctl("db", "status", "--db", str(tmp_path / "nothere.db"))
+    assert res.returncode == 2 and "there is no such file" in res.stderr, res.stdout + res.stderr
+    assert not (tmp_path / "nothere.db").exists()
+    (tmp_path / "notes.db").write_text("hello\n")
+    res = labctl("db", "status", "--db", str(tmp_path / "notes.db"))
+    assert res.returncode == 2 and "file is not a database" in res.stderr, res.stderr  # was: DatabaseError
+    res = labctl("db", "status", "--db", "postgresql://u:s3cret@127.0.0.1:1/x")
+    assert res.returncode == 2 and "Connection refused" in res.stderr and "s3cret" not in res.stderr, res.stderr
