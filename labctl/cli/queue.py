@@ -82,7 +82,7 @@ def list_(db, states, station, limit, fmt) -> None:
     for s in wanted or ():
         if s not in STATES:
             raise UsageError(f"--state {s!r}: not a job state", hint="states: " + ", ".join(STATES))
-    with open_store(db) as store:
+    with open_store(db, must_exist=True) as store:
         q.reap(store)
         rows = q.list_jobs(store, wanted, station, limit)
     records = [{
@@ -117,7 +117,7 @@ def cancel(job, db) -> None:
     from labctl.fleet import queue as q
     from labctl.store import open_store
 
-    with open_store(db) as store:
+    with open_store(db, must_exist=True) as store:
         state = q.cancel(store, job, getpass.getuser())
     click.echo(f"job {job} cancelled" if state == "cancelled" else
                f"job {job}: its station is aborting it to the safe state (cancelling)")
@@ -132,7 +132,7 @@ def show(job, db, with_plan) -> None:
     from labctl.fleet import queue as q
     from labctl.store import open_store
 
-    with open_store(db) as store:
+    with open_store(db, must_exist=True) as store:
         q.reap(store)
         r = q.get(store, job)
     lines = [

@@ -12,7 +12,7 @@ def _rows(db: str | None) -> list[dict]:
     from labctl.fleet import queue, registry
     from labctl.store import open_store
 
-    with open_store(db) as store:
+    with open_store(db, must_exist=True) as store:
         queue.reap(store)
         return registry.list_stations(store)
 

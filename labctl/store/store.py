@@ -156,7 +156,7 @@ class Store:
     """An open results database. Use :func:`open_store`; close it when done."""
 
     def __init__(self, url: str, *, mark_interrupted: bool = True, sqlite_synchronous: str = "FULL",
-                 reading: bool = False) -> None:
+                 reading: bool = False, must_exist: bool = False) -> None:
         if sqlite_synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
             raise StoreError(f"sqlite_synchronous must be FULL, NORMAL or EXTRA, not {sqlite_synchronous!r}")
         self.url = url
@@ -166,7 +166,7 @@ class Store:
         self.read_only = False
         if self.dialect == "sqlite":
             path = make_url(url).database
-            if reading and path and path != ":memory:" and not Path(path).exists() \
+            if (reading or must_exist) and path and path != ":memory:" and not Path(path).exists() \
                     and Path(path).resolve() != default_db_path().resolve():
                 # a typo'd --db must not answer "no runs recorded" from a new, empty file
                 raise StoreError(f"cannot read the results database {path}: there is no such file",
@@ -415,6 +415,7 @@ def open_store(
     mark_interrupted: bool = True,
     sqlite_synchronous: str = "FULL",
     reading: bool = False,
+    must_exist: bool = False,
 ) -> Store:
     """Open the results store (a SQLite file is created and migrated as needed; a PostgreSQL
     database must have been brought to this labctl's schema by ``labctl db upgrade``).
@@ -430,6 +431,9 @@ def open_store(
     ``reading``: the caller only reads (``labctl runs``, ``report``, ``stats``). A SQLite file
     this process may not write (the file or its folder read-only) is then opened read-only,
     without migration or marking; a caller that records gets :class:`StoreReadOnly` for it.
+    With ``reading`` or ``must_exist`` (``labctl stations``, ``queue list|show|cancel``: they
+    look at what is there) a SQLite file named explicitly that is not there is an error, never
+    a new empty database (only the default file is made on first use).
     """
     return Store(resolve_db(url_or_path), mark_interrupted=mark_interrupted,
-                 sqlite_synchronous=sqlite_synchronous, reading=reading)
+                 sqlite_synchronous=sqlite_synchronous, reading=reading, must_exist=must_exist)

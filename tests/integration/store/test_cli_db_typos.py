@@ -8,7 +8,8 @@ import pytest
 
 
 @pytest.mark.parametrize("command", [["runs"], ["runs", "show", "r-1"], ["stats", "--plan", "smoke"],
-                                     ["report", "-F", "csv", "-o", "out.csv"]])
+                                     ["report", "-F", "csv", "-o", "out.csv"], ["stations"], ["queue", "list"],
+                                     ["queue", "show", "1"], ["queue", "cancel", "1"]])
 def test_reading_a_results_file_that_is_not_there_is_an_error_and_makes_no_file(labctl, tmp_path, command):
     typo = tmp_path / "reslts.db"
     res = labctl(*command, "--db", str(typo), cwd=tmp_path)
