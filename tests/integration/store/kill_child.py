@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plan-hash", default=PLAN_HASH)
     ap.add_argument("--die-after-measurements", type=int, default=0)
     ap.add_argument("--die-in-commit", type=int, default=0, help="SIGKILL self inside the K-th commit")
+    ap.add_argument("--go", default=None, help="after READY, wait until this file exists before the steps")
     ap.add_argument("--pause-in-step", type=int, default=0,
                     help="halfway through step K, keep publishing samples (no step end) until killed")
     args = ap.parse_args(argv)
@@ -87,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         resumed_from=rid if args.resume else None,
     ))
     print(f"READY {os.getpid()}", flush=True)
+    while args.go and not os.path.exists(args.go):
+        time.sleep(0.01)
 
     def step(key: str, group: str, step_id: str, index: int, count: int, attempt: int = 1) -> None:
         nonlocal measured
