@@ -114,7 +114,7 @@ def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
         writer = csv.DictWriter(buf, fieldnames=list(records[0]), lineterminator="\n")
         writer.writeheader()
         for r in records:
-            writer.writerow({k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in r.items()})
+            writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v for k, v in r.items()})
     sys.stdout.write(buf.getvalue())
 
 
@@ -199,7 +199,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
         ("dut", run["dut_serial"] or "-"), ("operator", run["operator"] or "-"),
         ("time", f"{_when(run['started_at'])} → {_when(run['ended_at'])}  ({_dur(dur)})"),
         ("host", f"{run['host']} pid {run['pid']}, labctl {run['labctl_version']}"),
-        ("parameters", json.dumps(run["parameters"] or {})),
+        ("parameters", json.dumps(run["parameters"] or {}, ensure_ascii=False)),
     ):
         console.print(f"  {label:<11}{visible(value)}", markup=False)
     if len(d["sessions"]) > 1:

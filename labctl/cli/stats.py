@@ -29,7 +29,8 @@ STYLE = {"not capable": "red", "marginal": "yellow", "capable": "green", True: "
                    "(fields: plan, version, dut, station, corner, date, operator)")
 @click.option("--top", type=click.IntRange(min=1), default=20, show_default=True, help="rows per table in the terminal")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True,
-              help="json: every table; csv: the comparison, else the grouping, else the capability table")
+              help="json: every table; csv: the comparison, else the grouping (--by dut|station|corner|date; "
+                   "--by step: the step yield), else the capability table")
 def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | None, top: int, fmt: str) -> None:
     """Statistics of the recorded runs that match the filters: first-pass and final yield,
     Cp/Cpk per measurement (flagged below 1.33 and 1.0), failure Pareto, trends by DUT, station,
@@ -61,7 +62,8 @@ def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | 
         click.echo(json.dumps({k: _records(t) for k, t in tables.items()}, indent=2, default=str))
         return
     if fmt == "csv":
-        key = "compare" if "compare" in tables else "groups" if "groups" in tables else "capability"
+        key = ("compare" if "compare" in tables else "groups" if "groups" in tables
+               else "step_yield" if by == "step" else "capability")
         tables[key].to_csv(sys.stdout, index=False, lineterminator="\n")
         return
     from labctl.console import make_console

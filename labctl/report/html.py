@@ -120,6 +120,22 @@ def _failures(m: pd.DataFrame) -> tuple[list[dict[str, Any]], int]:
     return _measurement_rows(rows), len(bad)
 
 
+def _failed_steps(steps: pd.DataFrame, m: pd.DataFrame, runs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Steps whose final attempt FAILed or ended in ERROR with no measurement of theirs out of its
+    limits (a reply that did not match, an instrument that did not answer): failures the
+    measurement list cannot show."""
+    if not len(steps):
+        return []
+    final = steps[steps["final"] & steps["outcome"].isin(["FAIL", "ERROR"])]
+    measured = set(zip(m.loc[m["verdict"] == "FAIL", "run"], m.loc[m["verdict"] == "FAIL", "step"], strict=True))
+    keep = pd.Series([(r, st) not in measured for r, st in zip(final["run"], final["step"], strict=True)],
+                     index=final.index, dtype=bool)
+    rows = final[keep]
+    rows = rows.merge(runs[["run", "DUT"]].drop_duplicates("run"), on="run", how="left").head(MAX_FAILURE_ROWS)
+    return [{"run": r.run, "DUT": r.DUT, "step": r.step, "corner": r.corner, "outcome": r.outcome,
+             "message": r.message, "attempt": r.attempt} for r in rows.itertuples(index=False)]
+
+
 def _measurement_rows(rows: pd.DataFrame) -> list[dict[str, Any]]:
     """Table rows of measurements (value, limits, margin as text), computed column-wise."""
     if not len(rows):
@@ -326,6 +342,7 @@ def build_context(data: Population) -> dict[str, Any]:
     return {
         "title": data.title, "scope": _scope(data), "summary": _summary(data, fy),
         "failures": failures, "n_failures": n_failures,
+        "failed_steps": _failed_steps(data.steps, m, runs),
         "step_yield": sy.to_dict("records"),
         "pareto": p.head(30).to_dict("records"),
         "pareto_svg": charts.render(charts.pareto, p["cause"].head(15).tolist(), p["runs"].head(15).tolist(),

@@ -59,7 +59,7 @@ def run_record_schema() -> dict[str, Any]:
             marginal_high=(_NUM_OR_NULL, "values in (marginal_high, high] pass as MARGINAL"),
             equals=({}, "the expected value of an equality limit (any JSON value; null: none)"),
             regex=(_STR_OR_NULL, "a regular expression the value must match"),
-            text=(_STR, "the limits as the plan wrote them, e.g. \"0.75 V ± 3 %\""),
+            text=(_STR, "the limits as they were judged, in words, e.g. \"0.7275 V ≤ x ≤ 0.7725 V\""),
         ),
     }
     defs["measurement"] = _obj(

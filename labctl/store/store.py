@@ -22,7 +22,7 @@ from labctl.errors import RunNotFound, StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import default_db_path, display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
-from labctl.store.schema import run_sessions, runs, steps
+from labctl.store.schema import io_log, logs, run_sessions, runs, samples, steps
 from labctl.store.sqlite_access import read_only_engine, refuse_writing, unwritable_reason
 
 DEFAULT_HEARTBEAT_INTERVAL = 5.0
@@ -244,18 +244,21 @@ class Store:
 
     def _mark_one(self, r: Any, why: str) -> bool:
         with self.engine.begin() as conn:
-            # the end time: the last sign of life, the heartbeat or a step's start or end
-            # recorded after it (a step committed between two heartbeats ended later)
-            last_step = conn.execute(
+            # the end time: the last sign of life, the heartbeat or anything recorded after it
+            # (a step's start or end, a sample, an instrument exchange, a log line: the bench
+            # was active until then, and no record may come after the run's end)
+            signs = [r.heartbeat_at, conn.execute(
                 select(func.max(func.coalesce(steps.c.ended_at, steps.c.started_at)))
-                .where(steps.c.run_id == r.id)).scalar()
-            ended = max(r.heartbeat_at, last_step) if last_step is not None else r.heartbeat_at
+                .where(steps.c.run_id == r.id)).scalar()]
+            for table in (samples, io_log, logs):
+                signs.append(conn.execute(select(func.max(table.c.t)).where(table.c.run_id == r.id)).scalar())
+            ended = max(t for t in signs if t is not None)
             res = conn.execute(
                 update(runs)
                 .where(runs.c.id == r.id, runs.c.outcome == "running", runs.c.pid == r.pid,
                        runs.c.host == r.host, runs.c.heartbeat_at == r.heartbeat_at)
                 .values(outcome="interrupted", ended_at=ended,
-                        message=f"interrupted: {why}; its last heartbeat or step kept as end time")
+                        message=f"interrupted: {why}; its last sign of life kept as end time")
             )
             if res.rowcount != 1:
                 return False  # it heartbeated or ended meanwhile

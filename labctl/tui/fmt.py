@@ -101,7 +101,7 @@ def labels(m: dict[str, Any]) -> str:
 
 
 def limits(m: dict[str, Any]) -> str:
-    """The limits as the plan wrote them, else low..high."""
+    """The limits in words as they were judged, else low..high."""
     if m.get("limit_text"):
         return visible(str(m["limit_text"]))
     low, high = m.get("low"), m.get("high")

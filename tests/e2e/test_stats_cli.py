@@ -98,6 +98,10 @@ def test_terminal_tables_by_field_and_comparison(lab):
     assert all(r["n_a"] == 2 and r["n_b"] == 1 for r in cmp)
     for by in ("dut", "corner", "date"):
         assert stats(lab, "--by", by, "--format", "csv").returncode == 0
+    # one table as CSV: the grouping asked for (the step yield for --by step), not the capability
+    head = {by: stats(lab, "--by", by, "--format", "csv").stdout.splitlines()[0] for by in ("step", "station", "plan")}
+    assert head["step"].startswith("plan,step,duts,") and "cpk" not in head["step"], head
+    assert "shift_sigma" in head["station"] and "cpk" in head["plan"], head
 
 
 def test_bad_input_is_one_line_and_exit_4(lab):

@@ -388,10 +388,36 @@ def test_an_interrupted_run_ends_no_earlier_than_its_last_recorded_step(store, d
     s.tick(30.0)  # 30 s after the last heartbeat
     s.step("b", {"v": 0.76})
     step_end = s.t
-    rec.close()
-    with store.engine.begin() as conn:
-        conn.execute(update(runs).where(runs.c.id == "late-step").values(pid=dead_pid()))
-    with open_store(db_url) as again:
-        [row] = [r for r in query.list_runs(again) if r["id"] == "late-step"]
+    row = _killed_and_reopened(rec, store, db_url, "late-step")
     assert row["outcome"] == "interrupted"
     assert row["ended_at"] == pytest.approx(step_end, abs=1e-3)
+
+
+def _killed_and_reopened(rec: Recorder, store, db_url: str, run_id: str) -> dict:  # noqa: ANN001
+    """The run's row once its owner is dead and the store is opened again (which marks it)."""
+    rec.close()
+    with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == run_id).values(pid=dead_pid()))
+    with open_store(db_url) as again:
+        [row] = [r for r in query.list_runs(again) if r["id"] == run_id]
+    return row
+
+
+def test_an_interrupted_run_ends_no_earlier_than_its_last_sample_or_instrument_exchange(store, db_url):
+    """Killed during a soak: samples and instrument exchanges were recorded after the last step
+    start and the last heartbeat; the run's end is the last of them (an export showed the run
+    ending seconds before its own samples)."""
+    rec = Recorder(store, flush_interval=0.05)
+    s = Script(rec, "late-sample")
+    s.start()
+    key = s.step("soak", {"v": 0.75}, end=False)
+    s.tick(20.0)
+    s.emit(ev.SampleRecorded, step_key=key, series="temp", value=45.0)
+    sample_t = s.t
+    rec.add_session_log("late-sample", [{"t": s.tick(3.0), "instrument": "chamber", "resource": "ASRL/dev/x",
+                                         "kind": "query", "text": "TEMP?"}], step_key=key)
+    io_t = s.t
+    rec.flush()
+    row = _killed_and_reopened(rec, store, db_url, "late-sample")
+    assert row["outcome"] == "interrupted"
+    assert io_t > sample_t and row["ended_at"] == pytest.approx(io_t, abs=1e-3)

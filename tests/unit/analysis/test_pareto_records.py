@@ -14,3 +14,15 @@ def test_the_pareto_counts_the_duts_of_runs_that_errored_before_measuring_anythi
                step("power_on", "ERROR", message="psu: timeout"), run_id="b", outcome="error", dut="DUT-2")
     p = stats_tables(population([a, b], samples=False))["pareto"]
     assert p[["cause", "runs", "duts"]].to_dict("records") == [{"cause": "power_on / (error)", "runs": 2, "duts": 2}]
+
+
+def test_a_step_that_failed_without_a_measurement_out_of_limits_is_a_cause():
+    """A console step whose reply did not match FAILs with no failing measurement: it is a
+    failure reviewers must see in the Pareto, beside a measurement that missed its limits."""
+    a = record(step("console_bad", "FAIL", message="console: reply to 'id' does not match"),
+               step("core", "FAIL", measurement("VDD_CORE", 0.9, "V", "FAIL")), run_id="a", outcome="failed", dut="D-1")
+    b = record(step("console_bad", "FAIL", measurement("reply", 1.0, "", "PASS"), message="no match"),
+               run_id="b", outcome="failed", dut="D-2")
+    p = stats_tables(population([a, b], samples=False))["pareto"]
+    assert p[["cause", "runs", "duts"]].to_dict("records") == [
+        {"cause": "console_bad / (failed)", "runs": 2, "duts": 2}, {"cause": "core / VDD_CORE", "runs": 1, "duts": 1}]

@@ -86,3 +86,14 @@ def test_a_runs_page_lists_the_measurements_of_a_retried_attempt_too(tmp_path):
                       run_page)
     assert final and '<td class="num">0.71</td>' in final.group(0)
     assert "passing measurements not listed" not in run_page
+
+
+def test_a_step_that_failed_or_errored_without_a_failing_measurement_is_listed_under_failures():
+    a = record(step("console_bad", "FAIL", message="console: reply to 'id' does not match"),
+               step("power_on", "ERROR", message="psu: no answer within 2 s"),
+               step("core", "FAIL", measurement("VDD_CORE", 0.9, "V", "FAIL")), run_id="a1", outcome="failed")
+    page = html.render_html(population([a]))
+    failures = page.split('<section id="failures">', 1)[1].split("</section>", 1)[0]
+    assert "Steps that failed without a measurement out of its limits (2)" in failures
+    assert "console: reply to &#39;id&#39; does not match" in failures and "psu: no answer within 2 s" in failures
+    assert failures.count("<td>core</td>") == 1  # the step with its failing measurement is listed once, above
