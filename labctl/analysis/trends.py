@@ -58,11 +58,11 @@ def drift(df: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     dof = s["n"] - 2
     t_stat = r * np.sqrt(dof / (1 - r * r).clip(lower=1e-300))
     p = pd.Series(2 * stats.t.sf(t_stat.abs(), dof.where(dof > 0)), index=s.index)
-    s["p"] = p.where(s["n"] >= MIN_DRIFT_POINTS)
+    s["p"] = p.where(s["n"] >= 3)  # shown from three values (a slope has a test then) ...
     s["span_days"] = s["tmax"] - s["tmin"]
     s["slope_per_day"] = ((s["mtv"] - s["mt"] * s["mv"]) / var_t.where(var_t > 1e-12)).where(s["n"] >= 3)
     s["drift_sigma"] = s["slope_per_day"] * s["span_days"] / s["sd"].where(s["sd"] > 0)
-    s["flag"] = (s["p"] < DRIFT_ALPHA) & (s["drift_sigma"].abs() > 1.0)
+    s["flag"] = (s["n"] >= MIN_DRIFT_POINTS) & (s["p"] < DRIFT_ALPHA) & (s["drift_sigma"].abs() > 1.0)  # ... flagged from five
     return s[cols].sort_values("drift_sigma", key=lambda v: -v.abs(), na_position="last",
                                kind="stable").reset_index(drop=True)
 

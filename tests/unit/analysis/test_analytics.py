@@ -189,6 +189,10 @@ def test_drift_needs_enough_points_to_be_significant():
     rows = [row(f"r{d}", f"D{d}", "soak", "temp", v, unit="degC", day=d) for d, v in enumerate([50.0, 50.4, 51.0])]
     d = drift(prepare(frame(rows))).iloc[0]
     assert d["drift_sigma"] > 1 and not d["flag"]  # three points: a slope, not evidence
+    assert 0 < d["p"] < 1  # ... whose p-value is shown all the same (it was empty below five)
+    rows.append(row("r3", "D3", "soak", "temp", 51.3, unit="degC", day=3))
+    four = drift(prepare(frame(rows))).iloc[0]
+    assert four["p"] < d["p"] and not four["flag"]
 
 
 @pytest.mark.parametrize(("value", "low", "high", "cp", "cpk", "side", "rating"), [
