@@ -171,6 +171,8 @@ class LabctlApp(App[int]):
 
     # ------------------------------------------------------------------ actions
     def action_mode(self, mode: str) -> None:
+        if getattr(self, "_leaving", False):
+            return  # a mode key typed with `q`: the app is on its way out, no screen is built now
         if mode not in self._modes:
             self.notify(f"the {mode} screen is not part of this build", severity="warning")
             return
@@ -216,6 +218,7 @@ class LabctlApp(App[int]):
     def _leave(self) -> None:
         """Exit. After a hang-up the terminal is gone and restoring it could block forever:
         the run is over and recorded, so the process ends at once."""
+        self._leaving = True
         if self._hung_up:
             import os
 

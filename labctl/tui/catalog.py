@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from labctl.errors import LabctlError
+from labctl.errors import LabctlError, ValidationErrors
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,12 @@ def describe_plan(path: Path, source: str, fixture: Any) -> PlanEntry:
     try:
         loaded = load_plan(path, {}, fixture)
     except LabctlError as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        return PlanEntry(str(path), path.stem, source, error=first)
+        # its first error where it is (file:line:col: message), not "N problem(s) found"
+        shown = err.errors[0] if isinstance(err, ValidationErrors) and err.errors else err
+        text = shown.format() if isinstance(shown, LabctlError) else str(shown)
+        first = text.strip().splitlines()[0] if text.strip() else type(err).__name__
+        more = len(err.errors) - 1 if isinstance(err, ValidationErrors) else 0
+        return PlanEntry(str(path), path.stem, source, error=first + (f" (+{more} more)" if more > 0 else ""))
     p = loaded.plan
     seconds, unknown = loaded.estimate_seconds()
     estimate = "?" if unknown and not seconds else f"{'≥' if unknown else ''}{format_seconds(seconds)}"

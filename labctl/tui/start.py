@@ -68,7 +68,8 @@ def check_start(entry: PlanEntry, fixture: Any, status: StationStatus | None, du
         if dut and status.dut_serial and dut != status.dut_serial:
             out.field_errors["dut"] = (f"the board on the fixture reports {status.dut_serial}: "
                                        "put the right board on, or correct the serial")
-        elif "dut" in fixture.roles and not status.dut_serial:
+        elif "dut" in fixture.roles and not status.dut_serial and not status.busy:
+            # (while another run holds the bench the console was not read: that is said already)
             out.blocking.append("the DUT console did not answer: is the board on the fixture?")
     return out
 
@@ -110,6 +111,14 @@ class StartRunScreen(ModalScreen[None]):
         yield Static("", id=f"{ident}-error", classes="field-error -empty")
 
     def on_mount(self) -> None:
+        # the labels as wide as the longest parameter name (up to 32 cells): a name is never
+        # cut (input_current_limit read "input_current_l"), and the inputs stay in one column
+        widest = max((len(str(label.render())) for label in self.query(".field-label").results(Label)), default=0)
+        width = min(max(widest + 1, 16), 33)
+        for label in self.query(".field-label").results(Label):
+            label.styles.width = width
+        for error in self.query(".field-error"):
+            error.styles.padding = (0, 0, 0, width)
         self.query_one("#dut", Input).focus()
         self.validate_form()
 

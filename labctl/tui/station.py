@@ -151,6 +151,7 @@ class StationScreen(Screen[None]):
         if isinstance(self.app.screen, StartRunScreen):
             self.app.screen.station_polled(status)  # its pre-flight follows the station
         table = self.query_one("#instruments", DataTable)
+        row = table.cursor_row  # the operator's place: kept through the poll's new rows
         # columns anew: a column keeps the width of the widest text it ever held (a long
         # problem of an earlier poll would push the columns after it off the screen for good)
         table.clear(columns=True)
@@ -158,7 +159,8 @@ class StationScreen(Screen[None]):
         self._said = []
         for i in status.instruments:
             label, cls = STATUS_TEXT.get(i.status, (i.status, ""))
-            wrong = " · ".join(t for t in (i.errors if i.errors not in ("empty", "") else "", i.detail) if t)
+            wrong = "" if i.status == "ok" else \
+                " · ".join(t for t in (i.errors if i.errors not in ("empty", "") else "", i.detail) if t)
             self._said.append((i.role, wrong, cls))
             shown = i.errors if len(i.errors) <= 36 else i.errors[:35] + "…"
             errors = Text(shown or "—", style=_style(self, "" if i.errors in ("empty", "") else "status-fail"))
@@ -168,6 +170,8 @@ class StationScreen(Screen[None]):
             label, cls = ("▲ busy", "status-warn") if problem == status.busy else ("✖ FAIL", "status-fail")
             table.add_row("station", Text(label, style=_style(self, cls)), problem, "", "", "", "")
             self._said.append(("station", problem, cls))
+        if table.row_count:
+            table.move_cursor(row=min(max(row, 0), table.row_count - 1), animate=False)
         self._show_instrument()
         self._render_head(status)
         dut = self.query_one("#dut", Static)

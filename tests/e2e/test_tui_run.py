@@ -8,7 +8,7 @@ import re
 
 import pytest
 import pyvisa
-from textual.widgets import Button, DataTable, Input, RichLog, Static
+from textual.widgets import Button, DataTable, Input, Label, RichLog, Static
 
 from labctl.fixture import load_fixture
 from labctl.sim.lab import SimulatedLab
@@ -22,6 +22,7 @@ from tests.e2e.tui_support import (
     sim_app,
     start_plan,
     start_until_prompt,
+    station_ready,
     wait_for,
 )
 
@@ -311,3 +312,28 @@ async def test_abort_while_a_prompt_is_open_withdraws_it(tmp_path):
         assert run.model.steps["steps/heatsink"].status == "ABORTED"
         assert app.run_session.exit_code == 3
     assert db_rows(tmp_path, "select prompt_id, answer from prompts") == [("heatsink", None)]
+
+
+@pilot_test
+async def test_the_start_form_shows_long_parameter_names_whole_and_a_broken_plan_its_first_error(tmp_path):
+    """`input_current_limit` read `input_current_l` at any width; a plan that does not load
+    said only '1 problem(s) found' instead of its error and where."""
+    from labctl.sim.testing import isolated_fixture
+    from labctl.tui import LabctlApp, TuiConfig
+
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    (plans / "long.yaml").write_text("name: long\nrequires: [psu]\nparameters:\n  input_current_limit: 5 A\n"
+                                     "  vin: 5 V\nsteps:\n  - {id: w, check: wait, args: {duration: 1 s}}\n")
+    (plans / "broken.yaml").write_text("name: broken\nsteps:\n  - {id: a, check: nosuch.check}\n")
+    app = LabctlApp(TuiConfig(fixture=str(isolated_fixture(tmp_path, time_scale=600)), db=str(tmp_path / "r.db"),
+                              plans=(str(plans),), operator="tester"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await station_ready(pilot)
+        broken = next(p for p in app.screen.plans if p.name == "broken")
+        assert broken.error == f"{plans / 'broken.yaml'}:3:20: unknown check 'nosuch.check'", broken.error
+        form = await open_start_form(pilot, "long")
+        label = next(lb for lb in form.query(".field-label").results(Label) if "input_current" in str(lb.render()))
+        assert str(label.render()) == "input_current_limit" and label.region.width >= len("input_current_limit") + 1
+        field = form.query_one("#param-input_current_limit", Input)
+        assert field.region.x >= label.region.right and field.region.width >= 20  # the input keeps room

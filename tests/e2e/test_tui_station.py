@@ -153,3 +153,29 @@ async def test_plan_files_added_edited_or_deleted_show_without_a_restart(tmp_pat
         mine.unlink()
         await wait_for(pilot, lambda: "mine" not in [p.name for p in screen.plans], "the deleted plan gone", timeout=20)
         assert screen.selected_plan.name == "keep"
+
+
+@pilot_test
+async def test_the_instruments_cursor_and_its_detail_line_stay_through_a_poll_that_changes_a_row():
+    """The operator reads the bert's whole error under the table; the next poll words it a
+    little differently: the cursor stays on the bert (it went back to the psu, the line gone)."""
+    app = _fixed_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        first = station_status()
+        await _show(pilot, first)
+        screen = app.screen
+        table = screen.query_one("#instruments", DataTable)
+        table.focus()
+        table.move_cursor(row=4)  # bert
+        await pilot.pause()
+        detail = screen.query_one("#instrument-detail", Static)
+        assert str(detail.render()).startswith("bert: no answer within 3 s")
+        bert = replace(first.instruments[4], errors="connection lost: the instrument closed the connection")
+        dut = replace(first.instruments[6], detail="console id: serial SIM-GOLD-0001 board ACCEL-SIM-X1 rev B")
+        screen.show_status(replace(first, instruments=(*first.instruments[:4], bert, first.instruments[5], dut)))
+        await pilot.pause()
+        assert table.cursor_row == 4
+        assert str(detail.render()).startswith("bert: connection lost: the instrument closed")
+        table.move_cursor(row=6)  # the DUT console is fine: no line, whatever its notes
+        await pilot.pause()
+        assert not detail.display

@@ -193,3 +193,16 @@ def test_a_history_date_that_cannot_be_read_says_how_to_write_it(tmp_path, termi
     term.keys("last tuesday", "Enter")
     screen = " ".join(term.wait_for("cannot read").split())  # the status line, wrapped or not
     assert "cannot read the since filter 'last tuesday'" in screen and "7d" in screen and "2026-11-30" in screen, screen
+
+
+def test_a_mode_key_typed_with_q_quits_cleanly(tmp_path, terminal):
+    """`q` and `s` (or `h`, `w`) in one burst: the app quit with a NoMatches traceback, the
+    next screen being built while the app went away."""
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "labctl", "tui", "--watch",
+                                            "--db", str(tmp_path / "results.db")])
+    term = terminal(f"cd {shlex.quote(str(ROOT))} && TERM=xterm-256color {cmd}; echo EXIT=$?; sleep 30",
+                    width=100, height=30)
+    term.wait_for("Watch")
+    term._run("send-keys", "-t", "t", "q", "s", "h")  # one burst, as fast fingers or a paste
+    screen = term.wait_for("EXIT=", timeout=30)  # the shell's line once the app has gone
+    assert "EXIT=0" in screen and "Traceback" not in screen and "NoMatches" not in screen, screen
