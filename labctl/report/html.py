@@ -20,7 +20,7 @@ import pandas as pd
 from labctl import __version__
 from labctl.analysis import capability as cap
 from labctl.analysis.frames import KEY, final_only, prepare
-from labctl.analysis.pareto import pareto
+from labctl.analysis.pareto import pareto, without_failing_measurement
 from labctl.analysis.trends import drift, series
 from labctl.analysis.yields import run_yield, step_yield
 from labctl.report import charts
@@ -127,10 +127,7 @@ def _failed_steps(steps: pd.DataFrame, m: pd.DataFrame, runs: pd.DataFrame) -> l
     if not len(steps):
         return []
     final = steps[steps["final"] & steps["outcome"].isin(["FAIL", "ERROR"])]
-    measured = set(zip(m.loc[m["verdict"] == "FAIL", "run"], m.loc[m["verdict"] == "FAIL", "step"], strict=True))
-    keep = pd.Series([(r, st) not in measured for r, st in zip(final["run"], final["step"], strict=True)],
-                     index=final.index, dtype=bool)
-    rows = final[keep]
+    rows = without_failing_measurement(final, m[m["verdict"] == "FAIL"])
     rows = rows.merge(runs[["run", "DUT"]].drop_duplicates("run"), on="run", how="left").head(MAX_FAILURE_ROWS)
     return [{"run": r.run, "DUT": r.DUT, "step": r.step, "corner": r.corner, "outcome": r.outcome,
              "message": r.message, "attempt": r.attempt} for r in rows.itertuples(index=False)]
