@@ -31,28 +31,25 @@ def _status(db_value: str | None) -> dict:
     from labctl import __version__
     from labctl.store import migrate
     from labctl.store.location import display_url, resolve_db
+    from labctl.store.sqlite_access import missing_sqlite_file, no_such_database
 
     url = resolve_db(db_value)
-    if url.startswith("sqlite"):
-        from pathlib import Path
-
-        from sqlalchemy.engine import make_url
-
-        database = make_url(url).database
-        if database and database != ":memory:" and not Path(database).exists():  # status makes no file
-            from labctl.errors import StoreError
-
-            raise StoreError(f"cannot read the results database {database}: there is no such file",
-                             hint="`ls` the folder, or give --db the file that `labctl run` wrote")
+    missing = missing_sqlite_file(url)
+    if missing:  # status makes no file
+        raise no_such_database(missing)
     engine = create_engine(url, connect_args={"connect_timeout": 10} if url.startswith("postgresql") else {})
     try:
         with engine.connect() as conn:
             st = migrate.schema_status(conn)
     except Exception as exc:  # noqa: BLE001 - one clean line, never the password
+        from sqlalchemy.engine import make_url
+
         from labctl.errors import StoreUnreachable
         from labctl.store.store import _reason
 
-        reason = _reason(exc).replace(make_url_password(url), "***") if make_url_password(url) else _reason(exc)
+        reason, password = _reason(exc), make_url(url).password
+        if password:
+            reason = reason.replace(str(password), "***")
         raise StoreUnreachable(f"cannot read the schema of {display_url(url)}: {reason}",
                                hint="check --db and that the server is up") from None
     finally:
@@ -97,11 +94,3 @@ def upgrade(db_value: str | None, to: str) -> None:
         click.echo(f"{where}: schema already at revision {after}; nothing to do")
     else:
         click.echo(f"{where}: schema upgraded from {before or '(empty)'} to {after}")
-
-
-def make_url_password(url: str) -> str:
-    """The password in ``url`` ('' without one): kept out of any message."""
-    from sqlalchemy.engine import make_url
-
-    password = make_url(url).password
-    return str(password) if password else ""

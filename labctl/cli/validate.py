@@ -203,11 +203,15 @@ _OUTPUT = {"format": "text"}
 _LOCATED = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 
 
+def _data(text: str) -> str:
+    """A workflow command's message, escaped as GitHub reads it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
 def _property(value: object) -> str:
-    """A workflow command's property value, escaped as GitHub reads it (a file named
-    ``a,line=99::x.yaml`` must not become other properties)."""
-    return (str(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            .replace(":", "%3A").replace(",", "%2C"))
+    """A workflow command's property value: its message escapes, and ``:`` and ``,`` (a file
+    named ``a,line=99::x.yaml`` must not become other properties)."""
+    return _data(str(value)).replace(":", "%3A").replace(",", "%2C")
 
 
 def _echo(text: str, *, err: bool = False) -> None:
@@ -220,7 +224,7 @@ def _echo(text: str, *, err: bool = False) -> None:
 def _annotation(kind: str, file: str | None, line: int | None, col: int | None, message: str) -> str:
     """A GitHub Actions workflow command: ``::error file=F,line=L,col=C::message``."""
     props = ",".join(f"{k}={_property(v)}" for k, v in (("file", file), ("line", line), ("col", col)) if v is not None)
-    text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = _data(message)
     return f"::{kind} {props}::{text}" if props else f"::{kind}::{text}"
 
 

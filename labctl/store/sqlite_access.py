@@ -43,11 +43,31 @@ def refuse_writing(path: str, why: str) -> StoreReadOnly:
     )
 
 
+def missing_sqlite_file(url: str) -> str | None:
+    """The path of the SQLite file ``url`` names when it is not there (None for a file that
+    is, an in-memory database or another kind of database)."""
+    from sqlalchemy.engine import make_url
+
+    if not url.startswith("sqlite"):
+        return None
+    path = make_url(url).database
+    return path if path and path != ":memory:" and not Path(path).exists() else None
+
+
+def no_such_database(path: str) -> StoreError:
+    """The refusal to read a results file that is not there (a typo must not read as an empty
+    store: nothing is created)."""
+    from labctl.store.location import default_db_path
+
+    return StoreError(f"cannot read the results database {path}: there is no such file",
+                      hint="`ls` the folder, or give --db the file that `labctl run` wrote "
+                           f"(without --db and $LABCTL_DB: {default_db_path()})")
+
+
 def read_only_engine(path: str) -> Engine:
     """An engine that reads ``path`` and can write nothing (every connection ``BEGIN``s)."""
     if not Path(path).is_file():
-        raise StoreError(f"cannot read the results database {path}: there is no such file",
-                         hint="`ls` the folder, or give --db the file that `labctl run` wrote")
+        raise no_such_database(path)
     uri = Path(path).resolve().as_uri()
     mode = f"{uri}?mode=ro"
     try:

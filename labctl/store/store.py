@@ -23,7 +23,13 @@ from labctl.store import migrate
 from labctl.store.location import default_db_path, display_url, resolve_db
 from labctl.store.owner import process_alive, this_host
 from labctl.store.schema import io_log, logs, run_sessions, runs, samples, steps
-from labctl.store.sqlite_access import read_only_engine, refuse_writing, unwritable_reason
+from labctl.store.sqlite_access import (
+    missing_sqlite_file,
+    no_such_database,
+    read_only_engine,
+    refuse_writing,
+    unwritable_reason,
+)
 
 DEFAULT_HEARTBEAT_INTERVAL = 5.0
 STALE_FACTOR = 4.0  # a run on another host is dead after STALE_FACTOR × its heartbeat interval
@@ -166,12 +172,9 @@ class Store:
         self.read_only = False
         if self.dialect == "sqlite":
             path = make_url(url).database
-            if (reading or must_exist) and path and path != ":memory:" and not Path(path).exists() \
-                    and Path(path).resolve() != default_db_path().resolve():
-                # a typo'd --db must not answer "no runs recorded" from a new, empty file
-                raise StoreError(f"cannot read the results database {path}: there is no such file",
-                                 hint="`ls` the folder, or give --db the file that `labctl run` wrote "
-                                      f"(without --db and $LABCTL_DB: {default_db_path()})")
+            missing = missing_sqlite_file(url) if reading or must_exist else None
+            if missing and Path(missing).resolve() != default_db_path().resolve():
+                raise no_such_database(missing)  # a typo'd --db: no "no runs recorded" from a new, empty file
             why = unwritable_reason(path) if path and path != ":memory:" else None
             if why is not None and not reading:
                 raise refuse_writing(path, why)

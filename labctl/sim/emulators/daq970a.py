@@ -473,9 +473,6 @@ class DAQ970A(BenchInstrument):
                 break
             # a manual clock moves by its sleep; a scaled one is slept in short stretches
             clock.sleep(left if hasattr(clock, "advance") else min(max(left, 0.0), 0.05 * getattr(clock, "scale", 1.0)))
-        if scan is not None:
-            with self.bench.lock:
-                self.sync()
 
     @scpi("FETCh?")
     def fetch(self, call: Call) -> str:
@@ -485,31 +482,32 @@ class DAQ970A(BenchInstrument):
                 raise ScpiError(-230, "no readings in memory")
             return ",".join(self.readings)
 
+    def _take_due_sweeps(self) -> None:
+        """The sweeps of a paced scan due by now, into the reading memory (nothing to do
+        without one)."""
+        if self._timed is not None:
+            with self.bench.lock:
+                self.sync()
+
     @scpi("ABORt")
     def abort(self, call: Call) -> None:
         self.armed = False
-        if self._timed is not None:
-            with self.bench.lock:
-                self.sync()  # the sweeps due by now are taken ...
-        self._stop_timed()  # ... and stay in memory
+        self._take_due_sweeps()  # the sweeps due by now are taken and stay in memory
+        self._stop_timed()
 
     @scpi("DATA:POINts?")
     def points(self, call: Call) -> str:
-        with self.bench.lock:
-            self.sync()  # the sweeps of a paced scan due by now
+        self._take_due_sweeps()
         return nr1s(len(self.readings))
 
     @scpi("DATA:REMove?")
     def remove(self, call: Call) -> str:
         n = int(call.number(0, minimum=1))
-        with self.bench.lock:
-            self.sync()
-            return self._take(n)
-
-    def _take(self, n: int) -> str:
-        if n > len(self.readings):
-            raise ScpiError(-222, "not that many readings")
-        out, self.readings = self.readings[:n], self.readings[n:]
+        self._take_due_sweeps()
+        with self.bench.lock:  # (a paced scan's sweeps are added under it)
+            if n > len(self.readings):
+                raise ScpiError(-222, "not that many readings")
+            out, self.readings = self.readings[:n], self.readings[n:]
         return ",".join(out)
 
     # -- ROUTe --------------------------------------------------------------------------

@@ -388,7 +388,7 @@ class K34465A(BenchInstrument):
     def nplc_q(self, call: Call) -> str:
         st = self.settings[_func_key(call)]
         value = limit(call, min(st.factors), max(st.factors), DEFAULT_NPLC)
-        return nr3(self.settings[_func_key(call)].nplc if value is None else value)
+        return nr3(st.nplc if value is None else value)
 
     @scpi(*each(":ZERO:AUTO"))
     def zero_set(self, call: Call) -> None:
