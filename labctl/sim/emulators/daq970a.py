@@ -405,7 +405,8 @@ class DAQ970A(BenchInstrument):
 
     @scpi("READ?")
     def read(self, call: Call) -> str:
-        if self._paced():
+        if self._paced():  # INITiate and FETCh? of a scan that takes its time
+            self._new_scan()
             self._start_timed()
             self.wait_pending()
             return ",".join(self.readings)

@@ -44,6 +44,8 @@ def test_read_waits_for_a_paced_scan_and_abort_keeps_the_sweeps_taken(mvisa, clo
     start = clock.monotonic()
     assert len(daq.query("READ?").split(",")) == 6
     assert clock.monotonic() - start == pytest.approx(20, abs=0.5)
+    assert len(daq.query("READ?").split(",")) == 6  # a READ? starts a scan as INIT does: ...
+    assert daq.query("CALC:AVER:COUN? (@101)") == "+3.00000000E+00"  # ... its statistics begin again
     daq.write("TRIG:COUN 100;:INIT")
     assert daq.query("DATA:POIN?") == "+2"  # (a query: the INIT has been acted on before the clock moves)
     clock.advance(25)
