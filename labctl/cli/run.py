@@ -65,11 +65,13 @@ def run(plan, fixture, dut, sets, db, as_json, answers, junit, report_path, no_p
     """
     from labctl.launch import RunRequest, execute
     from labctl.plan.loader import parse_overrides
-    from labctl.report.formats import check_output
     from labctl.terminal_prompt import terminal_prompter
 
     for path, what, option in ((junit, "JUnit XML", "--junit"), (report_path, "HTML report", "--report")):
         if path is not None:  # refused now, not found unwritable (or over the results) after the run
+            # (imported only then: a run's start-up stays lean)
+            from labctl.report.formats import check_output
+
             check_output(path, what, option, try_folder=True)
     # on a terminal, without --answers, prompts are asked there (the plan's timeout: applies)
     asker = terminal_prompter(operator) if answers is None and not as_json else None
