@@ -192,6 +192,19 @@ def wait_for(ctx: Any, condition: Callable[[], Any], *, timeout: float, poll: fl
         return None
 
 
+def check_settings(role: Any, channel: Any, **values: Any) -> None:
+    """Refuse, before anything is sent, a setting the role's instrument would refuse (a
+    current limit past the supply's range): a check that changes several settings (switches
+    an output off first) asks here, so that a refusal leaves the bench as it was. Roles
+    without a profile (``check_setting``) are not asked; None values are skipped."""
+    check = getattr(role, "check_setting", None)
+    if check is None:
+        return
+    for name, value in values.items():
+        if value is not None:
+            check(name, value, channel)
+
+
 def raw_driver(ctx: Any, role: str) -> Any:
     """The role's profile driver (for profile actions and raw SCPI); passes the checkpoint."""
     ctx.checkpoint()

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labctl.checks.generic import (
+    check_settings,
     cleanup,
     finish,
     fmt_duration,
@@ -38,6 +39,8 @@ def power_on(ctx: Any, args: Any) -> None:
     start = len(ctx.recorded)
     psu, ch = input_channel(ctx, args.channel)
     volts, amps = args.voltage.to("V"), args.current_limit.to("A")
+    check_settings(psu, ch, current_limit=amps, voltage=volts,  # a refusal leaves the output as it was
+                   ovp_level=args.ovp.to("V") if args.ovp is not None else None)
     if psu.output(ch):
         ctx.log(f"{args.channel} is already on: switching it off for 1 s to see the inrush", "warning")
         psu.set_output(ch, False)

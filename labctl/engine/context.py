@@ -123,6 +123,7 @@ class StepContext:
         prompt_handler: PromptHandler | None = None,
         dut_serial: str | None = None,
         enforce_abort: bool = True,
+        limit_in: Callable[[str, str], Any] | None = None,
     ) -> None:
         self.run_id = run_id
         self.step_key = step_key
@@ -138,6 +139,8 @@ class StepContext:
         self.timeout = timeout
         self.dut_serial = dut_serial
         self.enforce_abort = enforce_abort  # False in teardown: cleanup must not be cut short
+        # (name, unit) -> the step's limit of that measurement in the unit its reading came in
+        self._limit_in = limit_in
         self._prompt_handler = prompt_handler
         self._started = clock.monotonic()
         self.deadline = self._started + timeout if timeout else None
@@ -231,6 +234,10 @@ class StepContext:
     ) -> Verdict:
         """Record one measurement, judged against its limit (the step's, or ``limit``)."""
         resolved = limit if limit is not None else self.limit_for(name)
+        if resolved is not None and unit and resolved.unit != unit and limit is None and self._limit_in is not None:
+            # read in a unit the plan did not name (``measure`` without ``unit:``): the limit
+            # is checked against it and converted (``max: 1000 mV`` on a reading in V)
+            resolved = self._limit_in(name, unit) or resolved
         verdict = Verdict.NONE
         event_limits = None
         if resolved is not None:

@@ -383,6 +383,7 @@ class Runner:
                 parameters=self.loaded.parameters, corner=corner, timeout=timeout,
                 prompt_handler=self.options.prompt_handler, dut_serial=self.options.dut_serial,
                 enforce_abort=not teardown,
+                limit_in=lambda name, unit: self.loaded.resolve_limit_as(step, ps.corner, args, name, unit),
             )
             outcome, message = self._call(spec, ctx, args)
             outcome, message = self._collect_instrument_errors(ctx, attempt_key, outcome, message)

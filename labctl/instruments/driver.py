@@ -227,6 +227,14 @@ class ProfileDriver:
             for template in prop.set if isinstance(prop.set, list) else [prop.set]:
                 self.write(self.render(template, channel=channel, value=wire, **kw))
 
+    def check_setting(self, name: str, value: Any, channel: str | int | None = None) -> None:
+        """Raise the :class:`RangeError` that :meth:`set` would, sending nothing: a check
+        that changes several settings asks before it changes any."""
+        prop = self._prop(name)
+        if prop.set is None:
+            raise InstrumentError(f"property {name!r} is read-only", instrument=self.name)
+        self._to_wire(name, prop, value, channel)
+
     def parse(self, prop: Property | Action, reply: str, command: str) -> Any:
         try:
             value = parse_reply(reply, prop.parse or "str", values=prop.values, pattern=prop.pattern, item=prop.item)

@@ -48,10 +48,10 @@ class ResolvedLimit:
             return "fail"
         if self.hi is not None and v > self.hi:
             return "fail"
-        if self.marginal > 0:
-            if self.lo is not None and v < self.lo + self.marginal:
+        if self.marginal > 0:  # the band's inner edge belongs to it (max 105, band 5: 100–105)
+            if self.lo is not None and v <= self.lo + self.marginal:
                 return "marginal"
-            if self.hi is not None and v > self.hi - self.marginal:
+            if self.hi is not None and v >= self.hi - self.marginal:
                 return "marginal"
         return "pass"
 

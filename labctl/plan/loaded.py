@@ -336,8 +336,38 @@ class LoadedPlan:
         except TypeError:  # an unhashable ``equals`` value: kept as it is
             return limit
 
-    def _resolve_limits(self, step: Step, corner: Corner | None, args: Any) -> dict[str, ResolvedLimit]:
-        measures = args.measurements()
+    def resolve_limit_as(self, step: Step, corner: Corner | None, args: Any, name: str,
+                         unit: str) -> ResolvedLimit | None:
+        """The limit of measurement ``name`` in ``unit``, the unit its reading came in, for
+        a measurement whose unit is known only from the instrument (``measure`` without
+        ``unit:`` records the property's own unit): checked as validation checks a declared
+        unit (a limit of another dimension, or a temperature on another scale, is an error at
+        the value) and converted to it. Kept per step, corner and unit."""
+        from dataclasses import replace
+
+        from labctl.units import dimension_of
+
+        key = ("limit-as", id(step), corner.index if corner is not None else None, name, unit)
+        if key in self._resolved:
+            return self._resolved[key]
+        measures = dict(args.measurements())
+        m = measures.get(name)
+        if m is not None and not m.text:
+            dimension = m.dimension or (dimension_of(unit) if unit else None)
+            measures[name] = replace(m, dimension=dimension if dimension in DIMENSIONS else None, unit=unit)
+        try:
+            found = self._resolve_limits(step, corner, args, measures).get(name)
+        except ValidationErrors as errs:  # one step's limit: its first problem, where it is
+            first = errs.errors[0]
+            if len(errs.errors) > 1:
+                first.message += f" (+{len(errs.errors) - 1} more)"
+            raise first from None
+        self._resolved[key] = found
+        return found
+
+    def _resolve_limits(self, step: Step, corner: Corner | None, args: Any,
+                        measures: Mapping[str, Any] | None = None) -> dict[str, ResolvedLimit]:
+        measures = args.measurements() if measures is None else measures
         env = self.env(corner)
         base = (*self.step_path(step), "limits")
         errors: list[LabctlError] = []

@@ -255,7 +255,12 @@ class _Context(StationChecks, Overrides):
                 except UnitError as err:
                     self.err(path, err.message, err.hint, cls=UnitError)
                     return None
-                return q.magnitude if not q.unit and not q.delta else q
+                if not q.unit and not q.delta:
+                    where = self.smap.value(path)
+                    if where is not None and where.quoted:
+                        return value  # a quoted number is text in YAML: serial: "0001" keeps its zeros
+                    return q.magnitude
+                return q
         return value
 
     def _usable_name(self, name: Any, section: str) -> bool:

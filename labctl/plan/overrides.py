@@ -83,6 +83,7 @@ class Overrides:
             new = _fitted(declared, resolved.get(name), text)
             if new is REFUSED:
                 self._misfit(option, name, declared, _read(text))
+                resolved[name] = declared  # the plan's own value: no further error from a refused one
             else:
                 resolved[name] = new
 

@@ -162,9 +162,12 @@ def _loader(fast: bool = False) -> Any:
                 return tag
 
         PlanLoader.yaml_implicit_resolvers = {
-            ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+            ch: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:bool", _YAML + "int")]
             for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
         }
+        # YAML 1.2 integers: 010 is ten (YAML 1.1 read it as octal 8), 0o10 is octal, 0x1F hex;
+        # 1_000, 0b101 and 1:30 are text (as in YAML 1.2), read by the plan's own number rules
+        PlanLoader.add_implicit_resolver(_YAML + "int", _YAML12_INT, list("-+0123456789"))
         PlanLoader.add_implicit_resolver(
             "tag:yaml.org,2002:bool",
             re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
@@ -196,6 +199,7 @@ class _EveryChar:
 _EVERY_CHAR = _EveryChar()
 _SLOW = object()
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_YAML12_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
 _PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})").fullmatch
 _PLAIN_FLOAT = re.compile(r"[-+]?[0-9]{1,17}\.[0-9]{0,17}(?:[eE][-+]?[0-9]{1,3})?").fullmatch
 
@@ -204,6 +208,15 @@ def _fast_int(v: str) -> Any:
     """A plain decimal integer of at most 18 digits (no 0-led octal, ``0x``, ``_`` or ``1:30``,
     which PyYAML's constructor reads its own way): what the constructor makes of it."""
     return int(v) if _PLAIN_INT(v) else _SLOW
+
+
+def _int12(v: str) -> int:
+    """A YAML 1.2 integer: decimal (leading zeros are no octal), ``0o`` octal or ``0x`` hex."""
+    if v[:2] == "0o":
+        return int(v[2:], 8)
+    if v[:2] == "0x":
+        return int(v[2:], 16)
+    return int(v, 10)
 
 
 def _fast_float(v: str) -> Any:
@@ -258,7 +271,10 @@ class _Builder:
                             node, hint="a measurement needs a few significant digits; use an exponent, e.g. 1.5e9")
                 return False, None
         try:
-            value = self.constructor.construct_object(node, deep=True)
+            if node.tag == _YAML + "int" and _YAML12_INT.match(node.value):
+                value = _int12(node.value)  # PyYAML's constructor reads 010 as octal (YAML 1.1)
+            else:
+                value = self.constructor.construct_object(node, deep=True)
         except (self.yaml.YAMLError, ValueError, OverflowError) as err:
             self._error(f"bad value: {getattr(err, 'problem', None) or err}", node)
             return False, None

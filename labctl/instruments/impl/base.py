@@ -33,6 +33,11 @@ class RoleImpl:
     def _get(self, name: str, channel: Any = None, **kw: Any) -> Any:
         return self.driver.get(name, channel, **kw)
 
+    def check_setting(self, name: str, value: Any, channel: Any = None) -> None:
+        """Raise what setting ``name`` to ``value`` would (out of range …), sending nothing."""
+        if self.has(name):
+            self.driver.check_setting(name, value, channel)
+
     def _set(self, name: str, value: Any, channel: Any = None, **kw: Any) -> None:
         self.driver.set(name, value, channel, **kw)
 

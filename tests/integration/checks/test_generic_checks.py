@@ -98,10 +98,21 @@ def test_prompt_headless_without_answers_is_a_clear_error(bench):
     assert "nobody can answer" in out.message
 
 
-def test_prompt_choice_must_be_one_of_the_choices(bench):
+def test_prompt_choice_must_be_one_of_the_choices(bench, tmp_path):
     out = bench.run("prompt", {"message": "Which heatsink?", "kind": "choice", "choices": ["A", "B"]},
                     prompt_handler=lambda *a: ("C", "answers-file"))
     assert out.outcome == "FAIL" and "'C' is not one of A, B" in out.message
+    # the same from an answers file (it had been an ERROR of the file), and a confirm's "n"
+    from labctl.launch import load_answers
+
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("prompt: C\n")
+    out = bench.run("prompt", {"message": "Which heatsink?", "kind": "choice", "choices": ["A", "B"]},
+                    prompt_handler=load_answers(str(answers)))
+    assert out.outcome == "FAIL" and "'C' is not one of A, B" in out.message
+    answers.write_text("prompt: n\n")
+    out = bench.run("prompt", {"message": "Is the heatsink fitted?"}, prompt_handler=load_answers(str(answers)))
+    assert out.outcome == "FAIL" and "operator answered 'n'" in out.message
 
 
 def test_wait_runs_on_the_run_clock_and_says_why(bench):

@@ -53,6 +53,14 @@ def test_marginal_band_on_one_sided_limit_and_absolute_band():
     assert pct.judge(6.2) == "marginal"
 
 
+def test_the_inner_edge_of_a_marginal_band_is_marginal():
+    # docs/plans.md: "max: 105 degC, marginal: 5 degC flags 100–105 degC", "6.0–6.3 TOPS/W"
+    hot = _limit(max="105 degC", marginal="5 degC", unit="degC", dimension="temperature")
+    assert (hot.judge(100.0), hot.judge(99.999), hot.judge(105.0)) == ("marginal", "pass", "marginal")
+    pct = _limit(min="6 TOPS/W", marginal="5 %", unit="TOPS/W", dimension="perf_per_watt")
+    assert (pct.judge(6.3), pct.judge(6.3001)) == ("marginal", "pass")
+
+
 def test_marginal_band_cannot_cover_the_window():
     with pytest.raises(UnitError, match="covers the whole window"):
         _limit(min="1 V", max="2 V", marginal="60 %")

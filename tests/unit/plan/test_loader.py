@@ -364,6 +364,45 @@ def test_set_values_follow_plan_yaml_rules(tmp_path):
     assert loaded.parameters["vlow"].to("V") == pytest.approx(4.0)
 
 
+def test_quoted_numbers_are_text_and_integers_are_yaml_1_2(tmp_path):
+    # docs/plans.md: a text parameter takes the text as typed; plans are read as YAML 1.2
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        parameters:
+          serial: "0001"
+          label: {default: '0042', description: board label}
+          lanes: 010
+          octal: 0o10
+          hexed: 0x1F
+          big: 1_000
+          count: 12
+        steps:
+          - {id: w, check: wait, args: {duration: 1 s, reason: "${serial} ${label} ${lanes}"}}
+        """)
+    loaded = load_plan(plan, parse_overrides(["label=0007"]))
+    p = loaded.parameters
+    assert (p["serial"], p["label"]) == ("0001", "0007")  # text: zeros kept (YAML 1.1 rules read 1.0)
+    assert (p["lanes"], p["octal"], p["hexed"], p["count"]) == (10, 8, 31, 12)  # 010 had been octal 8
+    assert p["big"] == "1_000"  # YAML 1.2 has no digit separators: text
+
+
+def test_a_refused_set_of_a_computed_parameter_is_one_error_at_its_declaration(tmp_path):
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        parameters:
+          vin: 5 V
+          vlow: ${vin * 0.95}
+        steps:
+          - id: m
+            check: measure
+            args: {role: psu, property: ch1.voltage, unit: V}
+            limits: {nominal: "${vlow}", tol: 1 %}
+        """)
+    _, errors = check_plan(plan, overrides=parse_overrides(["vlow=4"]))
+    # the refused value is not used on: no second error at the limit that uses vlow
+    assert [(e.line, e.message.split(" (")[0]) for e in errors] == [(4, "--set vlow=4: 4 does not fit vlow")]
+
+
 def test_limits_and_timeouts_are_checked_at_every_corner_and_for_unknown_checks(tmp_path):
     plan = write(tmp_path, "p.yaml", """\
         name: p
