@@ -319,9 +319,12 @@ class ProfileDriver:
             return False
         return ident.manufacturer is None or bool(re.fullmatch(ident.manufacturer, found.manufacturer, re.IGNORECASE))
 
-    def drain_errors(self) -> list[InstrumentErrorEntry]:
-        """Read every error source until empty: at most ``max_reads`` reads each (no endless loop)."""
-        if self.transport.silent and any(spec.style != "none" for spec in self.profile.errors):
+    def drain_errors(self, *, after_timeout: bool = False) -> list[InstrumentErrorEntry]:
+        """Read every error source until empty: at most ``max_reads`` reads each (no endless loop).
+        After a timed-out exchange the queue is not asked (it would only wait once more) unless
+        ``after_timeout``: a query the instrument refused to answer (a channel it does not have)
+        left its error there, and whoever holds the instrument must read it now."""
+        if self.transport.silent and not after_timeout and any(spec.style != "none" for spec in self.profile.errors):
             # its last answer timed out: asking for the error queue would only wait once more
             raise InstrumentTimeout("error queue not read: the instrument did not answer the last exchange",
                                     instrument=self.name, resource=self.transport.resource)

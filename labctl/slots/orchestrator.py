@@ -111,23 +111,6 @@ def shared_interlocks(loaded: Any, fixture: Any, shared_roles: set[str]) -> list
     return names
 
 
-def _refuse_shared_slot_bindings(fixture: Any) -> None:
-    """Two slots binding one instrument as their own would each open it and each switch all of
-    its outputs off in their safe state: refused (a station-wide role is the shared way)."""
-    from labctl.errors import FixtureError
-
-    owner: dict[str, str] = {}
-    for slot in fixture.slots:
-        for role, binding in slot.roles.items():
-            address = binding.resource.strip()
-            if address in owner and owner[address] != slot.id:
-                raise FixtureError(
-                    f"slots.{slot.id}.roles.{role}: {address} is bound by slot {owner[address]} too",
-                    hint="give each slot its own instrument, or bind a shared one once under the station's "
-                         "roles: (the slots then share it through leases; its safe state is the bench's)")
-            owner[address] = slot.id
-
-
 def run_slots(req: SlotsRequest, subscribers: SubscriberFactory, *, say: Callable[[str], None] = print,
               abort: AbortController | None = None, handle_signals: bool = True,
               lab_hook: Callable[[Any], None] | None = None) -> SlotsOutput:
@@ -149,7 +132,6 @@ def _run(req: SlotsRequest, subscribers: SubscriberFactory, say: Callable[[str],
     notes: list[str] = []
     fixture = resolve_fixture(r.fixture, notes, r.time_scale)
     chosen = select_slots(fixture, req.slots)
-    _refuse_shared_slot_bindings(fixture)
     expected = pair_duts(chosen, req.duts)
     merged = {sid: fixture.slot_view(sid) for sid in chosen}
     loaded = {sid: load_plan(r.plan, r.overrides, merged[sid]) for sid in chosen}  # errors before anything starts

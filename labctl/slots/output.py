@@ -63,20 +63,21 @@ class SlotConsoleReporter:
 
 
 def slots_table(out: Any) -> Any:
-    """One row per slot: DUT, outcome, steps passed/failed, run id, first problem."""
+    """One row per slot: DUT, outcome, steps pass/fail/err (counted as ``labctl runs``
+    counts them: the plan's steps, the safe state apart), run id, first problem."""
     from rich.table import Table
 
     from labctl.console import _OUTCOME_STYLE, _fmt
 
     table = Table(title=f"{len(out.slots)} slot(s) on station {out.station}: {out.outcome}")
-    for col in ("slot", "DUT", "outcome", "passed", "failed", "run", "details"):
+    for col in ("slot", "DUT", "outcome", "steps pass/fail/err", "run", "details"):
         table.add_column(col, overflow="fold" if col == "details" else None)
     for s in out.slots:
         outcome = s.outcome
         style = _OUTCOME_STYLE.get(outcome, "")
-        steps = s.result.steps if s.result is not None else []
-        passed = sum(1 for r in steps if r.outcome is ev.StepOutcome.PASS and r.check != "safe_state")
-        failed = sum(1 for r in steps if r.outcome in (ev.StepOutcome.FAIL, ev.StepOutcome.ERROR))
-        table.add_row(s.slot, _fmt(s.dut or "-"), f"[{style}]{outcome}[/]", str(passed), str(failed),
+        steps = [r for r in (s.result.steps if s.result is not None else []) if r.check != "safe_state"]
+        counts = "/".join(str(sum(1 for r in steps if r.outcome is o))
+                          for o in (ev.StepOutcome.PASS, ev.StepOutcome.FAIL, ev.StepOutcome.ERROR))
+        table.add_row(s.slot, _fmt(s.dut or "-"), f"[{style}]{outcome}[/]", counts if s.result is not None else "-",
                       s.result.run_id if s.result is not None else "-", _fmt(s.message))
     return table

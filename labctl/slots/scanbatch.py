@@ -140,8 +140,15 @@ def _drain(station: Any, role: str) -> list[Any]:
     from labctl.instruments.roles import InstrumentErrorEntry
 
     driver = station.driver(role)
-    if driver.transport.silent:  # its last answer timed out: the call's own error says so
-        return []
+    if driver.transport.silent:
+        # its last answer timed out: asked once more, still under this lease, since the queue
+        # may hold why (a channel it does not have), which must not wait for the next slot's
+        # call to be read and charged to that slot; if it does not answer, the call's own
+        # error says so
+        try:
+            return list(driver.drain_errors(after_timeout=True))
+        except LabctlError:
+            return []
     try:
         return list(driver.drain_errors())
     except LabctlError as err:

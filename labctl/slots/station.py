@@ -152,13 +152,11 @@ class SlotStation(Station):
                     out[n] = self._shared_errors.pop(n)
         return out
 
-    def _after_shared_call(self, name: str, failed: bool) -> None:
+    def _after_shared_call(self, name: str) -> None:
         """Still under the lease, after the outermost call: the shared role's error queue is this slot's."""
         from labctl.slots.scanbatch import _drain
 
-        if failed and self.shared.station.driver(name).transport.silent:
-            return
-        errors = _drain(self.shared.station, name)
+        errors = _drain(self.shared.station, name)  # (after a timeout too: the next slot must not read it)
         if errors:
             self.note_shared_errors(name, errors)
 
@@ -220,17 +218,15 @@ class _Leased:
             with st.leased([name]):
                 depth = getattr(st._depth, "n", 0)
                 st._depth.n = depth + 1
-                failed = True
                 try:
                     value = getattr(self._target(), attr)(*args, **kwargs)
-                    failed = False
                     if attr == "drain_errors" and depth == 0:  # with those read after this slot's calls
                         value = st.take_shared_errors(name) + list(value)
                     return value
                 finally:
                     st._depth.n = depth
                     if depth == 0:  # the error queue read in the same lease as the command
-                        st._after_shared_call(name, failed)
+                        st._after_shared_call(name)
 
         return call
 

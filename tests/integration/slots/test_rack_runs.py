@@ -121,11 +121,20 @@ def test_a_board_in_the_wrong_slot_refuses_that_slot_only(tmp_path):
 def test_two_slots_binding_one_supply_are_refused(labctl, tmp_path):
     fx = rack(tmp_path)
     data = yaml.safe_load(fx.read_text())
-    data["slots"][1]["roles"]["psu"]["resource"] = data["slots"][0]["roles"]["psu"]["resource"]
+    first = data["slots"][0]["roles"]["psu"]["resource"]  # TCPIP0::127.0.0.1::PORT::SOCKET
+    for spelled in (first, first.replace("TCPIP0::127.0.0.1", "TCPIP::localhost")):
+        data["slots"][1]["roles"]["psu"]["resource"] = spelled
+        fx.write_text(yaml.safe_dump(data))
+        for args in (("validate", str(fx)),
+                     ("run", str(DATA / "rails.yaml"), "--fixture", str(fx), "--slots", "all", "--db", str(tmp_path / "r.db"))):
+            res = labctl(*args)
+            assert res.returncode == 4, res.stdout + res.stderr
+            assert f"slot 2's psu at {spelled} is the instrument slot 1 binds too" in res.stdout + res.stderr
+    # nor may a slot bind the shared DAQ as an instrument of its own
+    data["slots"][1]["roles"]["psu"]["resource"] = data["roles"]["daq"]["resource"]
     fx.write_text(yaml.safe_dump(data))
-    res = labctl("run", str(DATA / "rails.yaml"), "--fixture", str(fx), "--slots", "all", "--db", str(tmp_path / "r.db"))
-    assert res.returncode == 4, res.stdout + res.stderr
-    assert "slots.2.roles.psu" in res.stderr and "bound by slot 1 too" in res.stderr
+    res = labctl("validate", str(fx))
+    assert res.returncode == 4 and "is the station's shared daq too" in res.stdout + res.stderr
 
 
 def test_eight_slots_into_postgresql(tmp_path):

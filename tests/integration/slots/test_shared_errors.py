@@ -48,6 +48,32 @@ def test_an_error_on_the_shared_daq_is_the_slot_that_caused_it(tmp_path):
             shared.close()
 
 
+def test_an_error_behind_a_timed_out_query_is_still_the_slot_that_caused_it(tmp_path):
+    # a query the DAQ cannot answer (a channel it does not have) times out and queues -222: the
+    # queue is read under that call's lease all the same, never by the next slot (nor left
+    # behind for the next run's pre-flight to find)
+    import pytest
+
+    from labctl.errors import InstrumentTimeout
+
+    fx = rack(tmp_path, time_scale=60)
+    with served_lab(fx):
+        shared, st = _stations(fx)
+        try:
+            with pytest.raises(InstrumentTimeout):
+                st["1"].driver("daq").query("MEAS:VOLT:DC? AUTO,DEF,(@150)")
+            role, ch = st["2"].channel("VDD_CORE")
+            role.read_voltage(ch)
+            assert st["2"].drain_errors(["daq"]) == {}
+            errors = st["1"].drain_errors(["daq"])
+            assert [e.code for e in errors["daq"]] == [-222], errors
+            assert shared.station.driver("daq").query("SYST:ERR?").startswith("+0")
+        finally:
+            for s in st.values():
+                s.close()
+            shared.close()
+
+
 def test_single_readings_of_many_slots_share_one_scan(tmp_path):
     fx = rack(tmp_path, time_scale=60)
     with served_lab(fx):
