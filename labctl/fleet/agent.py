@@ -307,6 +307,7 @@ class Agent:
     def _run_job_inner(self, job: Any, controller: Any) -> None:
         from labctl.launch import EXIT_BY_OUTCOME
 
+        self._new_run_id: str | None = None
         folder = self.workdir / "jobs" / str(job.id)
         plan_path = queue.write_bundle(job, folder)
         previous = self._run_record(job.run_id) if job.run_id else None
@@ -341,13 +342,28 @@ class Agent:
             return
         except LabctlError as err:
             self.say(f"job {job.id}: {err.format().splitlines()[0]}")
+            self._forget_unrecorded_run(job, ours)
             self._finish(job, "error", int(err.exit_code), err.format().splitlines()[0])
             return
         except Exception as err:  # noqa: BLE001 - one job's bug must not stop the station
             self.say(f"job {job.id}: internal error {type(err).__name__}: {err}")
+            self._forget_unrecorded_run(job, ours)
             self._finish(job, "error", int(ExitCode.ERROR), f"internal error {type(err).__name__}: {err}")
             return
         self._after_run(job, out)
+
+    def _forget_unrecorded_run(self, job: Any, ours: bool) -> None:
+        """A new run that ended before it was recorded (the wrong board on the fixture, a
+        failed pre-flight: nothing was powered) leaves the job without a run id: ``queue show``
+        must never name a run that ``runs show`` does not know."""
+        run_id = self._new_run_id
+        if ours or run_id is None:
+            return
+        try:
+            if self._run_record(run_id) is None:
+                queue.set_run(self.store, job.id, self.agent_id, None)
+        except Exception as err:  # noqa: BLE001 - the job's end is recorded all the same
+            self._db_down(err)
 
     def _back_off(self) -> None:
         """Wait a heartbeat before claiming again after giving a job back. The queue's
@@ -368,7 +384,7 @@ class Agent:
         from labctl.engine.runner import new_run_id
         from labctl.launch import RunRequest, execute
 
-        run_id = new_run_id()
+        run_id = self._new_run_id = new_run_id()
         if not queue.set_run(self.store, job.id, self.agent_id, run_id):
             raise AbortedBeforeStart(f"job {job.id} is no longer held by this agent")
         self.say(f"job {job.id}: {job.plan_name}" + (f" on DUT {job.dut_serial}" if job.dut_serial else "")

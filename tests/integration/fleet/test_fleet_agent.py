@@ -151,3 +151,32 @@ def test_a_job_waits_while_somebody_runs_a_plan_on_the_bench_by_hand(tmp_path, l
     finally:
         by_hand.release()
         agent.stop()
+
+
+@pytest.mark.postgres
+def test_a_job_for_another_board_ends_without_naming_a_run_that_was_never_recorded(tmp_path, lab_db):
+    """The wrong board on the fixture: nothing is powered and no run is recorded, so the job
+    names no run (``queue show`` had named one that ``runs show`` did not know)."""
+    from fleet_support import SHORT
+
+    from labctl.fixture import load_fixture
+
+    fixture = station_fixture(tmp_path, "st-wrong", time_scale=1000)
+    bundle = queue.bundle_plan(str(SHORT), {}, [("test", load_fixture(str(fixture)))])
+    store = open_db(lab_db)
+    try:
+        job_id = queue.submit(store, bundle, station="st-wrong", station_class=None, dut="SN-WRONG",
+                              overrides={}, priority=0, user="tester")
+    finally:
+        store.close()
+    with served_lab(fixture):  # served apart: its board is what it is (SIM-GOLD-0001), whatever the job says
+        agent = AgentProcess(tmp_path, fixture, lab_db)
+        try:
+            wait_for(lambda: job_rows(lab_db)[0].state not in ("queued", "running"), 120, "the job to end")
+        finally:
+            agent.stop()
+    [job] = job_rows(lab_db)
+    assert (job.id, job.state, job.run_id) == (job_id, "error", None), agent.output()[-3000:]
+    assert "reports serial" in (job.message or ""), job
+    shown = run_labctl("queue", "show", str(job_id), "--db", lab_db)
+    assert shown.returncode == 0 and "SN-WRONG" in shown.stdout and "run: 6" not in shown.stdout, shown.stdout
