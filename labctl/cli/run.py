@@ -49,7 +49,7 @@ def _say(as_json: bool):
 @click.command()
 @click.argument("plan")
 @_run_options
-@click.option("--slots", help="run every one of these slots of the fixture at once: 1-4, 1,3,5 or all "
+@click.option("--slots", callback=not_empty, help="run every one of these slots of the fixture at once: 1-4, 1,3,5 or all "
                               "(then --dut takes one serial per slot: SN1,SN2,…)")
 @click.option("--lease-timeout", type=click.FloatRange(min=0.1, max=3600), default=60.0, show_default=True,
               help="with --slots: seconds a slot waits for a shared instrument before its step errors")

@@ -85,12 +85,14 @@ class SafeStateWatchdog:
         while not self._stop.is_set():
             now = time.monotonic()
             since_abort = now - (self._aborted_at or now)
-            idle = now - self._last_activity
+            # silent *while aborting*: a run quiet before the abort (a slot waiting at a shared
+            # soak's barrier, a long hold) is not blocked until it stays quiet after it
+            idle = now - max(self._last_activity, self._aborted_at or now)
             if not self._teardown.is_set() and since_abort >= self.grace:
                 self._fire(f"the run did not reach its teardown within {self.grace:g} s of the abort")
                 return
             if idle >= self.stall:
-                self._fire(f"the run has been blocked for {idle:.0f} s while aborting")
+                self._fire(f"the run has been blocked for {idle:.1f} s while aborting")
                 return
             self._stop.wait(0.05)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, false, func, or_, select, update
+from sqlalchemy import and_, case, false, func, not_, or_, select, update
 from sqlalchemy.engine import Row
 
 from labctl.errors import PlanError, UsageError, ValidationErrors
@@ -294,11 +294,15 @@ def _next_for(job: Any) -> str:
 
 
 def queue_depth(store: Store) -> dict[tuple[str, str], int]:
-    """Queued jobs per target: ``("station", id)`` or ``("class", name)``."""
+    """Queued jobs per target: ``("station", id)`` or ``("class", name)``. A class job whose
+    run began on one station (and is not ``--portable``) waits for that station alone (only it
+    may claim it, to resume its run): it is that station's."""
+    bound = and_(jobs.c.run_id.is_not(None), not_(jobs.c.portable), jobs.c.claimed_by.is_not(None))
+    owner = case((jobs.c.station.is_not(None), jobs.c.station), (bound, jobs.c.claimed_by), else_=None)
     with store.read_engine.connect() as conn:
         rows = conn.execute(
-            select(jobs.c.station, jobs.c.station_class, func.count())
-            .where(jobs.c.state == "queued").group_by(jobs.c.station, jobs.c.station_class)
+            select(owner.label("owner"), jobs.c.station_class, func.count())
+            .where(jobs.c.state == "queued").group_by("owner", jobs.c.station_class)
         ).all()
     out: dict[tuple[str, str], int] = {}
     for st, cls, n in rows:

@@ -10,6 +10,7 @@ import pytest
 @pytest.mark.parametrize(("args", "says"), [
     (["run", "smoke.yaml", "--dut", ""], "--dut is empty"),
     (["run", "smoke.yaml", "--operator", " "], "--operator is empty"),
+    (["run", "smoke.yaml", "--slots", ""], "--slots is empty"),  # it had run as if not given
     (["queue", "submit", "smoke.yaml", "--dut", "", "--db", "q.db"], "--dut is empty"),
     (["sim", "dut", ""], "SERIAL is empty"),
     (["sim", "serve", "--time-scale", "nan"], "--time-scale nan: it must be a finite number > 0"),

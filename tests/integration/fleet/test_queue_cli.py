@@ -156,3 +156,31 @@ def test_the_database_password_never_shows_anywhere(tmp_path, lab_db):
     assert not [o for o in outputs if SECRET in o]
     assert not [b for b in written if SECRET.encode() in b]
     assert SECRET not in dump
+
+
+@pytest.mark.postgres
+def test_a_class_job_given_back_bound_to_its_station_is_counted_for_that_station_only(tmp_path, lab_db):
+    """A class job whose run began on st-a and went back to the queue (its agent stopped) may
+    only be claimed by st-a, to resume its run: `labctl stations` counts it there, not for
+    every station of the class (it had been counted for st-b too)."""
+    from fleet_support import open_db, submit_many
+
+    from labctl.fleet import queue
+
+    fx_a, fx_b = station_fixture(tmp_path, "st-a"), station_fixture(tmp_path, "st-b")
+    for fx in (fx_a, fx_b):
+        assert AgentProcess(tmp_path, fx, lab_db, "--exit-when-idle", "--class", "bench").wait(60) == 0
+    [job_id] = submit_many(lab_db, SHORT, 1, station_class="bench", fixture=fx_a)
+    counts = lambda: {s["station"]: s["queued"]  # noqa: E731
+                      for s in json.loads(run_labctl("stations", "--db", lab_db, "--format", "json").stdout)}
+    assert counts() == {"st-a": 1, "st-b": 1}  # either may take it
+    store = open_db(lab_db)
+    try:
+        job = queue.claim(store, "st-a", "agent-a", ["bench"])
+        assert job is not None and job.id == job_id
+        assert queue.set_run(store, job_id, "agent-a", "run-begun-on-st-a")
+        assert queue.release(store, job_id, "agent-a", "SIGTERM: aborted to the safe state")
+        assert queue.claim(store, "st-b", "agent-b", ["bench"]) is None  # st-b may not take it
+    finally:
+        store.close()
+    assert counts() == {"st-a": 1, "st-b": 0}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 from labctl.engine.abort import AbortController
@@ -40,6 +41,25 @@ def test_it_stands_down_when_the_runner_reaches_its_teardown():
     dog.teardown_started()
     dog.stop()
     assert not done.wait(0.6) and calls == []
+
+
+def test_quiet_before_the_abort_is_not_blocked_while_aborting():
+    # a slot waiting at a shared soak's barrier publishes nothing for a while; an abort then
+    # reaches its teardown at once: no alarm (it had fired at once, "blocked for 6 s")
+    import time
+
+    calls: list[str] = []
+    abort = AbortController()
+    dog, done = _watchdog(calls, abort, grace=5, stall=0.4)
+    dog.start()
+    time.sleep(0.6)  # quiet longer than the stall, before any abort
+    abort.request("interlock", "die_temp above 50 degC")
+    assert not done.wait(0.2)
+    dog.teardown_started()
+    dog.activity()
+    assert not done.wait(0.2) and calls == []
+    assert done.wait(5) and re.search(r"blocked for 0\.[4-9] s while aborting", dog.why), dog.why  # then silent past the stall: it acts
+    dog.stop()
 
 
 def test_it_does_nothing_without_an_abort():
