@@ -30,6 +30,8 @@ class RunRequest:
     operator: str | None = None
     run_id: str | None = None
     finished_steps: dict[str, str] = field(default_factory=dict)  # resume: step key -> earlier outcome
+    #: resume: step key -> attempts a step cut off between its retries has left (of retries + 1)
+    attempts_left: dict[str, int] = field(default_factory=dict)
     resumed_from: str | None = None
     rerun_of: str | None = None  # a re-run of steps of this earlier run (labctl.rerun)
     only_steps: frozenset[str] | None = None  # run only these steps (and what establishes their state)
@@ -252,7 +254,8 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                 raise InstrumentError(f"the board on station {fixture.station} reports serial {reported}, not {req.dut}",
                                       hint="put the right board on the fixture (for a simulated lab served "
                                            "elsewhere: labctl sim dut SERIAL), "
-                                           + FIX_DUT[req.front_end].format(serial=reported))
+                                           + (f"to continue run {req.resumed_from} of {req.dut}" if req.resumed_from
+                                              else FIX_DUT[req.front_end].format(serial=reported)))
             bus = EventBus()
             if recorder is not None:  # before any other subscriber: a step is committed before it is shown
                 bus.subscribe(SessionLogPusher(station.session_log, recorder), critical=True)
@@ -263,7 +266,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
                 dut_serial=req.dut or reported, operator=req.operator or _whoami(),
                 run_id=req.run_id, prompt_handler=prompt_handler, finished_steps=req.finished_steps,
                 resumed_from=req.resumed_from, rerun_of=req.rerun_of, only_steps=req.only_steps,
-                first_attempt=dict(first_attempt or {}), notes=(*run_notes, *req.notes, *warnings),
+                first_attempt=dict(first_attempt or {}), attempts_left=dict(req.attempts_left), notes=(*run_notes, *req.notes, *warnings),
                 identities=identities, handle_signals=False, on_interlock=interlock_hook,
                 store_problem=(lambda: None if recorder.saved else (recorder.problem or "results were spooled"))
                 if recorder is not None else None))
@@ -405,6 +408,7 @@ class SessionLogPusher:
         self.recorder = recorder
         self._sent = 0
         self._ends = (StepEnded, RunEnded)
+        self._held: list[dict[str, Any]] = []  # the other roles' safe-state I/O, for their own steps
 
     def __call__(self, event: Any) -> None:
         if self.log is None:
@@ -412,8 +416,24 @@ class SessionLogPusher:
         if event.__class__ not in self._ends and self.log.total - self._sent < self.EVERY:
             return  # a long step hands its I/O over every EVERY records (the log keeps only the latest)
         records, self._sent = self.log.since(self._sent)
+        step_key = getattr(event, "step_key", None)
+        role = _safe_state_role(step_key)
+        if role is not None or self._held:
+            # every role is made safe at once (a thread each) and each is then recorded as a
+            # step of its own: each step keeps its own role's I/O
+            records, self._held = self._held + records, []
+            if role is not None:
+                self._held = [r for r in records if r.get("instrument") != role]
+                records = [r for r in records if r.get("instrument") == role]
         if records:
-            self.recorder.add_session_log(event.run_id, records, step_key=getattr(event, "step_key", None))
+            self.recorder.add_session_log(event.run_id, records, step_key=step_key)
+
+
+def _safe_state_role(step_key: str | None) -> str | None:
+    """``psu`` of ``teardown/safe-state.psu#1``, None for any other step."""
+    if not step_key or not step_key.startswith("teardown/safe-state."):
+        return None
+    return step_key[len("teardown/safe-state."):].split("#", 1)[0]
 
 
 _SessionLogPusher = SessionLogPusher  # the name labctl.slots imports

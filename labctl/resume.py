@@ -30,25 +30,8 @@ class Resumable:
     finished: dict[str, str]  # step key -> earlier outcome (kept or replayed)
     first_attempt: dict[str, int]
     notes: list[str] = field(default_factory=list)
-
-
-def unsynced_records(run_id: str) -> tuple[str, int] | None:
-    """(spool journal, records) of ``run_id`` still waiting in this machine's spool (for any
-    database), or None: a run whose results went there is not over in the database's eyes
-    (it reads ``interrupted``), and resuming it before ``labctl sync`` would record a second
-    session over an end the spool holds."""
-    from labctl.store.location import default_spool_path
-    from labctl.store.spool import Spool
-
-    path = default_spool_path()
-    if not path.is_file():
-        return None
-    spool = Spool(path)
-    try:
-        n = sum(count for _target, rid, count in spool.pending() if rid == run_id)
-    finally:
-        spool.close()
-    return (str(path), n) if n else None
+    #: step key -> attempts left of a step cut off between its retries (see prepare_resume)
+    attempts_left: dict[str, int] = field(default_factory=dict)
 
 
 def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
@@ -64,6 +47,8 @@ def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
 
     info = store.resume_info(run_id)
     target = store.display_url
+    from labctl.store.spool import unsynced_records
+
     waiting = unsynced_records(run_id)
     if waiting:
         path, n = waiting
@@ -101,7 +86,16 @@ def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
     finished = {k: outcome for k, outcome in info.finished.items()
                 if outcome != "ABORTED" and not k.startswith("teardown/")}
     first_attempt = {k: n + 1 for k, n in info.attempts.items()}
-    return Resumable(info, plan_path, overrides, finished, first_attempt, notes)
+    # a step whose last attempt FAILed or ERRORed with retries left was cut off between its
+    # attempts (the next one had not been recorded): it runs again with the attempts it had left
+    retries = {f"{ps.group}/{ps.key}": ps.step.retries for ps in load_plan(plan_path, overrides).expand()}
+    attempts_left: dict[str, int] = {}
+    for key, outcome in list(finished.items()):
+        ended = info.tries.get(key, 1)
+        if outcome in ("FAIL", "ERROR") and ended < retries.get(key, 0) + 1:
+            del finished[key]
+            attempts_left[key] = retries[key] + 1 - ended
+    return Resumable(info, plan_path, overrides, finished, first_attempt, notes, attempts_left)
 
 
 def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixture: str | None = None,
@@ -118,8 +112,10 @@ def resume_run(run_id: str, *, force: bool = False, db: str | None = None, fixtu
                          hint=f"labctl resume {run_id} [OTHER_RUN …] --fixture FIXTURE (the slots' runs together)")
     req = RunRequest(plan=r.plan_path, fixture=fixture, dut=info.dut_serial, overrides=r.overrides, db=db,
                      answers=answers, preflight=preflight, operator=info.operator, run_id=run_id,
-                     finished_steps=r.finished, resumed_from=run_id, allow_expired=allow_expired)
-    cut = f", {len(info.cut_off)} cut off and re-run" if info.cut_off else ""
+                     finished_steps=r.finished, attempts_left=r.attempts_left, resumed_from=run_id,
+                     allow_expired=allow_expired)
+    n_cut = len(info.cut_off) + len(r.attempts_left)
+    cut = f", {n_cut} cut off and re-run" if n_cut else ""
     say(f"resuming run {run_id}: {len(r.finished)} step(s) already finished (those that establish the "
         f"bench's state are replayed){cut}")
     for text in r.notes:

@@ -147,11 +147,17 @@ def runs(ctx: click.Context, db: str | None, filters: dict[str, Any], limit: int
         return
     if not rows:
         click.echo(f"no runs recorded in {store.display_url}" + (" match these filters" if wanted.any() else ""))
-        return
-    _console().print(_table(
-        None, ["run", "started", "plan", "dut", "station", "outcome", "duration", "steps pass/fail/err"],
-        (_run_row(r) for r in rows),
-    ))
+    else:
+        _console().print(_table(
+            None, ["run", "started", "plan", "dut", "station", "outcome", "duration", "steps pass/fail/err"],
+            (_run_row(r) for r in rows),
+        ))
+    from labctl.store.spool import waiting_runs
+
+    waiting = waiting_runs(store.display_url)
+    if waiting:  # (a run that started during an outage is not in the list at all until then)
+        click.echo(f"{waiting} run(s) of this database wait in this machine's spool (the database failed "
+                   "during them): `labctl sync --all` pushes them", err=True)
 
 
 def _run_row(r: dict[str, Any]) -> list[str]:

@@ -234,9 +234,11 @@ class StepContext:
     ) -> Verdict:
         """Record one measurement, judged against its limit (the step's, or ``limit``)."""
         resolved = limit if limit is not None else self.limit_for(name)
-        if resolved is not None and unit and resolved.unit != unit and limit is None and self._limit_in is not None:
-            # read in a unit the plan did not name (``measure`` without ``unit:``): the limit
-            # is checked against it and converted (``max: 1000 mV`` on a reading in V)
+        if (resolved is not None and unit and resolved.unit != unit and limit is None and self._limit_in is not None
+                and (resolved.unit or isinstance(resolved.equals, str))):
+            # read in a unit the plan did not name (``measure`` without ``unit:``): a limit with
+            # a unit is checked against it and converted (``max: 1000 mV`` on a reading in V);
+            # a bare number is the number as read
             resolved = self._limit_in(name, unit) or resolved
         verdict = Verdict.NONE
         event_limits = None

@@ -70,6 +70,9 @@ class RunOptions:
     slot: str | None = None
     #: resume: step key -> attempt number to start at (attempts of earlier sessions are kept)
     first_attempt: dict[str, int] = field(default_factory=dict)
+    #: resume: step key -> attempts left to a step whose earlier session ended one of its attempts
+    #: FAIL or ERROR before its retries were spent (an uninterrupted run would have retried it)
+    attempts_left: dict[str, int] = field(default_factory=dict)
     #: warnings recorded in the run's log right after it starts (e.g. "resumed with --force")
     notes: tuple[str, ...] = ()
     #: role -> instrument identity (*IDN? or the console's id), recorded with the run
@@ -367,9 +370,12 @@ class Runner:
         spec = self._get_check(check)
         attempts = step.retries + 1
         result = StepResult(key, step_id, ps.group, check, StepOutcome.ERROR, corner=corner)
-        first = self.options.first_attempt.get(key, 1)
+        # a resumed step cut off between its retries runs those it had left, counted on from
+        # the ones its earlier session ended (``first``: where attempt 1 of them would be)
+        done = attempts - self.options.attempts_left.get(key, attempts)
+        first = self.options.first_attempt.get(key, 1) - done
         first_failure: str | None = None
-        for attempt in range(first, first + attempts):
+        for attempt in range(first + done, first + attempts):
             attempt_key = f"{key}#{attempt}"
             start = self.clock.monotonic()
             self.bus.publish(StepStarted(

@@ -32,32 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from labctl.errors import BenchBusy
-from labctl.instruments.address import tcp_socket
-
-_VXI = re.compile(r"^TCPIP\d*::([^:]+)(::.*)?::INSTR$", re.IGNORECASE)
-_ASRL = re.compile(r"^ASRL(.+?)(::INSTR)?$", re.IGNORECASE)
+from labctl.instruments.address import instrument_key as address_key  # one spelling per instrument
 
 
 def lock_dir() -> Path:
     return Path(os.environ.get("LABCTL_LOCK_DIR") or Path(tempfile.gettempdir()) / "labctl-locks")
 
 
-def address_key(resource: str) -> str:
-    """One spelling per instrument: ``TCPIP0::h::5025::SOCKET`` and ``TCPIP::h::5025::SOCKET``
-    are the same socket; ``ASRL/dev/ttyUSB0::INSTR`` and ``/dev/ttyUSB0`` the same port."""
-    res = resource.strip()
-    tcp = tcp_socket(res)
-    if tcp:
-        return f"tcp:{tcp.host.lower()}:{tcp.port}"
-    m = _VXI.match(res)
-    if m:
-        return f"vxi:{m.group(1).lower()}{(m.group(2) or '').lower()}"
-    m = _ASRL.match(res)
-    if m and not m.group(1).isdigit():
-        res = m.group(1)
-    if res.startswith("/"):
-        return "dev:" + os.path.normpath(res)
-    return res.upper()
+def _unusable(directory: Path, why: str) -> Any:
+    from labctl.errors import UsageError
+
+    return UsageError(f"cannot keep the bench's locks in {directory}: {why}; nothing was started",
+                      hint="point $LABCTL_LOCK_DIR at a folder (or unset it for the default)")
 
 
 def _file_for(key: str) -> str:
@@ -92,7 +78,10 @@ class BenchLock:
         try:
             for key, resource in self._wanted:
                 path = self.directory / _file_for(key)
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+                try:
+                    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+                except OSError as err:  # a folder of another user's, read-only …
+                    raise _unusable(self.directory, err.strerror or str(err)) from None
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError as exc:
@@ -119,10 +108,16 @@ class BenchLock:
     def _make_dir(self) -> None:
         d = self.directory
         if not d.is_dir():
-            with contextlib.suppress(FileExistsError):
+            try:
                 d.mkdir(parents=True)
-                with contextlib.suppress(OSError):
-                    d.chmod(0o1777)  # every user of the machine locks here, as in /tmp
+            except FileExistsError:
+                if not d.is_dir():  # a file of that name (a mistyped $LABCTL_LOCK_DIR)
+                    raise _unusable(d, "it is a file, not a folder") from None
+                return
+            except OSError as err:
+                raise _unusable(d, err.strerror or str(err)) from None
+            with contextlib.suppress(OSError):
+                d.chmod(0o1777)  # every user of the machine locks here, as in /tmp
 
     def _busy(self, path: Path, resource: str) -> BenchBusy:
         holder: dict[str, Any] = {}

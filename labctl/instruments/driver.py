@@ -117,9 +117,26 @@ class ProfileDriver:
         raise InstrumentReplyError(f"extra reply line(s) {quoted(str(extra))} after {quoted(reply)}", instrument=self.name,
                                    resource=self.transport.resource, command=command)
 
+    def _waiting_before(self, command: str) -> None:
+        """Lines already received before ``command`` is sent. A whole reply among them (up to
+        its end line: an earlier answer sent twice, or late) is garbage that would shift every
+        later answer by one: an error, with what came. Text the console printed on its own (a
+        boot banner, a log line) is only noted."""
+        stale: list[str] = []
+        limit = self.profile.transport.max_reply_lines
+        while self.transport.pending() and len(stale) < limit:
+            stale.append(self.transport.read())
+        assert self._reply_end is not None
+        if any(self._reply_end.search(line) for line in stale):
+            raise InstrumentReplyError(f"reply line(s) {quoted(str(stale))} were waiting before {command!r} was sent "
+                                       "(an earlier reply came twice, or late)", instrument=self.name,
+                                       resource=self.transport.resource, command=command)
+
     def _exchange(self, command: str) -> str:
         """Send a command, read lines up to the end line; raise on an error end line."""
         spec = self.profile.transport
+        if self.transport.pending():
+            self._waiting_before(command)
         budget = spec.reply_budget or 3 * self.transport.timeout
         deadline = time.monotonic() + budget
         line = self.transport.query(command)

@@ -92,11 +92,14 @@ class PtyEndpoint:
                 session = LineSession(self.responder, self.gate)
 
     def _hang_up(self) -> None:
-        """The adapter vanishes (clients get an I/O error) and comes back on a new pty."""
+        """The adapter vanishes (clients get an I/O error) and comes back on a new pty: after
+        :data:`REOPEN_AFTER`, or, for a persistent disconnect, once the fault is cleared
+        (``labctl sim clear``); never while the lab stops."""
         self._close()
-        if self._stop.wait(REOPEN_AFTER) or self.gate.refuse_connections:
-            return
-        self._open()
+        while not self._stop.wait(REOPEN_AFTER):
+            if not self.gate.refuse_connections:
+                self._open()
+                return
 
     def stop(self) -> None:
         self._stop.set()

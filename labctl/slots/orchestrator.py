@@ -62,6 +62,7 @@ class SlotResume:
     finished_steps: dict[str, str]
     first_attempt: dict[str, int]
     operator: str | None = None
+    attempts_left: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
 
@@ -309,6 +310,7 @@ class _SlotJob:
                                     run_id=resume.run_id if resume else None, resumed_from=resume.run_id if resume else None,
                                     finished_steps=dict(resume.finished_steps) if resume else {},
                                     first_attempt=dict(resume.first_attempt) if resume else {},
+                                    attempts_left=dict(resume.attempts_left) if resume else {},
                                     prompt_handler=self.prompt_handler,
                                     notes=(*(resume.notes if resume else ()), *made_safe, *warnings),
                                     identities=identities, handle_signals=False,

@@ -64,7 +64,8 @@ def resume_slots(run_ids: list[str], subscribers: SubscriberFactory, *, force: b
     first = runs[0]
     req = RunRequest(plan=first.plan_path, fixture=fixture, overrides=first.overrides, db=db, answers=answers,
                      preflight=preflight, allow_expired=allow_expired)
-    resume = {r.info.slot: SlotResume(r.info.run_id, r.finished, r.first_attempt, r.info.operator, tuple(r.notes))
+    resume = {r.info.slot: SlotResume(r.info.run_id, r.finished, r.first_attempt, r.info.operator, tuple(r.notes),
+                                      r.attempts_left)
               for r in runs}
     left = _left_behind([r.info.run_id for r in runs], db)
     if left:

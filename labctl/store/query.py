@@ -165,7 +165,10 @@ def find_run(store: Store, run_id: str) -> str:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise RunNotFound(f"no run {run_id!r} in {store.display_url}", hint="`labctl runs` lists the recorded runs")
+        from labctl.store.spool import not_recorded_hint
+
+        raise RunNotFound(f"no run {run_id!r} in {store.display_url}",
+                          hint=not_recorded_hint(run_id, "`labctl runs` lists the recorded runs"))
     raise RunNotFound(f"run id prefix {run_id!r} is ambiguous ({', '.join(found)}, …)", hint="give more of the id")
 
 

@@ -133,3 +133,49 @@ class _Tx:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def unsynced_records(run_id: str) -> tuple[str, int] | None:
+    """(spool journal, records) of ``run_id`` (or of the one run whose id starts so) still
+    waiting in this machine's spool, for any database, or None: a run whose results went
+    there is not over in the database's eyes (it reads ``interrupted``, or is not there at all
+    when it started during the outage), and resuming it before ``labctl sync`` would record a
+    second session over an end the spool holds."""
+    from labctl.store.location import default_spool_path
+
+    path = default_spool_path()
+    if not path.is_file():
+        return None
+    spool = Spool(path)
+    try:
+        counts: dict[str, int] = {}
+        for _target, rid, count in spool.pending():
+            if rid.startswith(run_id):
+                counts[rid] = counts.get(rid, 0) + count
+    finally:
+        spool.close()
+    return (str(path), next(iter(counts.values()))) if len(counts) == 1 else None
+
+
+def not_recorded_hint(run_id: str, default: str) -> str:
+    """The hint for a run the database does not know: ``default``, or ``labctl sync`` when
+    this machine's spool holds its records (the database failed while it started)."""
+    waiting = unsynced_records(run_id)
+    if waiting is None:
+        return default
+    return (f"{waiting[1]} record(s) of it wait in this machine's spool {waiting[0]} (the database failed "
+            "during the run): push them with `labctl sync --all`, then look again")
+
+
+def waiting_runs(target: str) -> int:
+    """How many runs' records for the database ``target`` wait in this machine's spool."""
+    from labctl.store.location import default_spool_path
+
+    path = default_spool_path()
+    if not path.is_file():
+        return 0
+    spool = Spool(path)
+    try:
+        return len({rid for t, rid, _n in spool.pending() if t == target})
+    finally:
+        spool.close()

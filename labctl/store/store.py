@@ -80,6 +80,8 @@ class ResumeInfo:
     finished_step_keys: frozenset[str] = frozenset()
     cut_off: tuple[CutOffStep, ...] = ()
     attempts: dict[str, int] = field(default_factory=dict)  # logical key -> highest attempt seen
+    #: logical key -> attempts that ended in a row (not PASS) in the session of its latest attempt
+    tries: dict[str, int] = field(default_factory=dict)
 
     def is_finished(self, step_key: str) -> bool:
         """Whether the step (any attempt of it) finished in an earlier session."""
@@ -361,11 +363,13 @@ class Store:
         with self.read_engine.connect() as conn:
             run = conn.execute(select(runs).where(runs.c.id == run_id)).first()
             if run is None:
+                from labctl.store.spool import not_recorded_hint
+
                 raise RunNotFound(f"no run {run_id!r} in {self.display_url}",
-                                 hint="`labctl runs` lists the recorded runs")
+                                  hint=not_recorded_hint(run_id, "`labctl runs` lists the recorded runs"))
             rows = conn.execute(
                 select(steps.c.step_key, steps.c.step_id, steps.c.step_group,
-                       steps.c.corner_index, steps.c.attempt, steps.c.outcome, steps.c.tags)
+                       steps.c.corner_index, steps.c.attempt, steps.c.outcome, steps.c.tags, steps.c.session)
                 .where(steps.c.run_id == run_id)
                 .order_by(steps.c.session, steps.c.seq)
             ).all()
@@ -375,6 +379,7 @@ class Store:
         finished: dict[str, str] = {}
         finished_keys: set[str] = set()
         attempts: dict[str, int] = {}
+        tries: dict[str, tuple[int, int]] = {}  # logical -> (session, attempts ended in it)
         open_steps: dict[str, Any] = {}
         for s in rows:
             logical, attempt = split_step_key(s.step_key)
@@ -382,6 +387,8 @@ class Store:
             if REPLAY_TAG in (s.tags or ()):
                 continue
             if s.outcome in FINISHED_OUTCOMES:
+                session, n = tries.get(logical, (s.session, 0))
+                tries[logical] = (s.session, n + 1 if session == s.session else 1)
                 finished[logical] = s.outcome
                 finished_keys.add(s.step_key)
                 open_steps.pop(logical, None)
@@ -406,7 +413,7 @@ class Store:
             station=run.station, slot=run.slot, dut_serial=run.dut_serial, operator=run.operator,
             next_session=0 if n_sessions is None else n_sessions + 1,
             finished=finished, finished_step_keys=frozenset(finished_keys), cut_off=cut,
-            attempts=attempts,
+            attempts=attempts, tries={k: n for k, (_session, n) in tries.items()},
         )
 
 

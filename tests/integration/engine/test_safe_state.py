@@ -76,3 +76,22 @@ def test_a_second_run_on_a_busy_bench_is_refused_before_it_touches_anything(serv
     again = RunProcess("run", "smoke.yaml", "--fixture", str(served_lab.fixture), "--db", str(second_db),
                        "--no-preflight")
     assert again.finish(timeout=120) in (0, 1), again.output
+
+
+def test_each_roles_safe_state_keeps_its_own_instrument_io(served_lab, tmp_path):
+    """Every role is made safe at once and recorded as a step of its own: each step's I/O log
+    holds its own role's commands (all of them had gone to the first role's step)."""
+    import sqlite3
+
+    from tests.conftest import run_labctl
+
+    db = tmp_path / "r.db"
+    res = run_labctl("run", "smoke.yaml", "--fixture", str(served_lab.fixture), "--db", str(db), "--no-preflight")
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT step_key, instrument FROM io_log WHERE step_key LIKE 'teardown/safe-state.%'").fetchall()
+    by_step: dict[str, set[str]] = {}
+    for key, instrument in rows:
+        by_step.setdefault(key, set()).add(instrument)
+    assert by_step and all(insts == {key.split(".", 1)[1].split("#")[0]} for key, insts in by_step.items()), by_step
+    assert {"teardown/safe-state.psu#1", "teardown/safe-state.dut#1", "teardown/safe-state.daq#1"} <= set(by_step)

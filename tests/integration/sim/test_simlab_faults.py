@@ -136,6 +136,26 @@ def test_serial_disconnect_unplugs_and_replugs_the_console(lab):
         assert again.readline().startswith(b"fw ")
 
 
+def test_a_persistent_serial_disconnect_stays_away_until_the_fault_is_cleared(lab):
+    path = lab.addresses["dut"]
+    port = serial.Serial(path, 115200, timeout=1)
+    lab.inject({"fault": "disconnect", "role": "dut", "persistent": True})
+    port.write(b"id\n")
+    with pytest.raises(serial.SerialException):
+        for _ in range(5):
+            port.readline()
+    port.close()
+    time.sleep(1.0)  # twice the time a plain disconnect stays away
+    assert not os.path.exists(path)
+    lab.clear_faults()  # `labctl sim clear`: the adapter is plugged back (it had stayed away until a restart)
+    deadline = time.monotonic() + 5
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with serial.Serial(path, 115200, timeout=2) as again:
+        again.write(b"fw\n")
+        assert again.readline().startswith(b"fw ")
+
+
 def test_garbage_reply_once(lab, visa):
     daq = visa("daq")
     lab.inject({"fault": "garbage_reply", "role": "daq"})

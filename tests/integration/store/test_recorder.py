@@ -378,6 +378,32 @@ def test_a_run_whose_end_waits_in_the_spool_is_not_resumed_before_sync(tmp_path,
     assert "labctl sync" in res.stderr
 
 
+def test_a_run_that_exists_only_in_the_spool_is_pointed_at_not_denied(tmp_path, labctl):
+    """The database stalled as the run started, then the run was killed: the database has no
+    such run; `runs show` and `resume` say where its records are (`labctl sync`), and the
+    list of runs says that some wait (they had only said "no run")."""
+    import os
+
+    from labctl.store.location import resolve_db
+    from labctl.store.sink import Batch
+    from labctl.store.spool import Spool
+
+    db, home = tmp_path / "r.db", tmp_path / "home"
+    env = {**os.environ, "LABCTL_HOME": str(home)}
+    with open_store(str(db)):
+        pass
+    spool = Spool(home / "spool.db")
+    spool.append(resolve_db(str(db)), Batch("only-spooled-7", 0, [(1, ev.RunEnded(
+        run_id="only-spooled-7", time=time.time(), outcome=ev.RunOutcome.ABORTED))]))
+    spool.close()
+    for args in (("runs", "show", "only-spooled"), ("resume", "only-spooled-7")):
+        res = labctl(*args, "--db", str(db), env=env)
+        assert res.returncode != 0 and "no run 'only-spooled" in res.stderr, res.stderr
+        assert "wait in this machine's spool" in res.stderr and "labctl sync --all" in res.stderr, res.stderr
+    res = labctl("runs", "--db", str(db), env=env)
+    assert res.returncode == 0 and "1 run(s) of this database wait in this machine's spool" in res.stderr, res.stderr
+
+
 def test_an_interrupted_run_ends_no_earlier_than_its_last_recorded_step(store, db_url):
     """The owner died between heartbeats, after a step was committed: the run's end is that
     step's end, not the older heartbeat (a run that "ended" before its own steps did)."""

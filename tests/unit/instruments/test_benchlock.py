@@ -64,3 +64,20 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
                 time.sleep(0.05)
     finally:
         child.kill()
+
+
+def test_a_lock_folder_that_is_a_file_is_one_clear_line(tmp_path):
+    import pytest
+
+    from labctl.errors import UsageError
+
+    not_a_folder = tmp_path / "locks"
+    not_a_folder.write_text("")
+    with pytest.raises(UsageError, match=r"cannot keep the bench's locks in .*locks: it is a file, not a folder"):
+        BenchLock(["TCPIP0::127.0.0.1::5025::SOCKET"], station="s", directory=not_a_folder).acquire()
+
+
+def test_spellings_of_one_instrument_are_one_key():
+    assert address_key("TCPIP::localhost::5025::SOCKET") == address_key("TCPIP0::127.0.0.1::5025::SOCKET")
+    assert address_key("TCPIP0::10.0.0.5::INSTR") == address_key("tcpip::10.0.0.5::inst0::INSTR")
+    assert address_key("GPIB::5::INSTR") == address_key("GPIB0::5::INSTR") != address_key("GPIB0::6::INSTR")
