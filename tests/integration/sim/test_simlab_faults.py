@@ -119,41 +119,38 @@ def test_persistent_disconnect_refuses_new_connections(lab, visa):
         assert reply == b""
 
 
-def test_serial_disconnect_unplugs_and_replugs_the_console(lab):
+def _unplugged(lab, **fault) -> str:
+    """Inject a disconnect of the DUT console while a client has it open; its path."""
     path = lab.addresses["dut"]
     port = serial.Serial(path, 115200, timeout=1)
-    lab.inject({"fault": "disconnect", "role": "dut"})
+    lab.inject({"fault": "disconnect", "role": "dut", **fault})
     port.write(b"id\n")
     with pytest.raises(serial.SerialException):
         for _ in range(5):
             port.readline()
     port.close()
+    return path
+
+
+def _answers_when_back(path: str) -> None:
     deadline = time.monotonic() + 5
     while not os.path.exists(path) and time.monotonic() < deadline:
         time.sleep(0.05)
     with serial.Serial(path, 115200, timeout=2) as again:
         again.write(b"fw\n")
         assert again.readline().startswith(b"fw ")
+
+
+def test_serial_disconnect_unplugs_and_replugs_the_console(lab):
+    _answers_when_back(_unplugged(lab))
 
 
 def test_a_persistent_serial_disconnect_stays_away_until_the_fault_is_cleared(lab):
-    path = lab.addresses["dut"]
-    port = serial.Serial(path, 115200, timeout=1)
-    lab.inject({"fault": "disconnect", "role": "dut", "persistent": True})
-    port.write(b"id\n")
-    with pytest.raises(serial.SerialException):
-        for _ in range(5):
-            port.readline()
-    port.close()
+    path = _unplugged(lab, persistent=True)
     time.sleep(1.0)  # twice the time a plain disconnect stays away
     assert not os.path.exists(path)
     lab.clear_faults()  # `labctl sim clear`: the adapter is plugged back (it had stayed away until a restart)
-    deadline = time.monotonic() + 5
-    while not os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    with serial.Serial(path, 115200, timeout=2) as again:
-        again.write(b"fw\n")
-        assert again.readline().startswith(b"fw ")
+    _answers_when_back(path)
 
 
 def test_garbage_reply_once(lab, visa):
