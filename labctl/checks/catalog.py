@@ -84,6 +84,36 @@ def _unit_dimension(unit: str | None, field: str = "unit") -> str | None:
         raise argument_error(f"{field}: {unit!r} is not a unit", err.hint or "e.g. V, mA, degC, W") from None
 
 
+def supply_range_problems(fixture: Any, signal: str, values: list[tuple[str, str, float | None, str]]
+                          ) -> list[tuple[str, str, str]]:
+    """``(argument, message, hint)`` for each of ``values`` (argument, profile property, value,
+    unit) outside the range the input supply's profile gives on its channel: the named
+    ``signal`` (VIN), else channel 1 of ``psu``, as the check finds it at run time."""
+    from labctl.instruments.profile import load_profile
+
+    role, channel = "psu", "1"
+    if signal in fixture.channels:
+        ref = fixture.channel(signal)
+        role, channel = ref.role, ref.channel
+    binding = fixture.roles.get(role)
+    if binding is None:
+        return []
+    try:
+        profile = load_profile(binding.driver)
+        ch = profile.channel_id(channel, role)
+    except (LabctlError, OSError):
+        return []  # a missing profile or channel is reported by the fixture's own checks
+    out = []
+    for argument, prop_name, value, unit in values:
+        prop = profile.properties.get(prop_name)
+        limits = prop.limits(ch) if prop is not None else None
+        if value is not None and limits and not limits[0] <= value <= limits[1]:
+            out.append((argument, f"{argument} {value:g} {unit} is outside {limits[0]:g}..{limits[1]:g} {unit}, "
+                        f"what {role} ({binding.driver}) takes on channel {ch}",
+                        "the supply would refuse it when the step runs: give a value in its range"))
+    return out
+
+
 def _regex(pattern: str, field: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
@@ -109,6 +139,15 @@ class PowerOnArgs(CheckArgs):
     ESTABLISHES_STATE = True  # the board is powered afterwards
 
     channel_fields = ("channel",)
+
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        # what the supply would refuse when the step runs (docs/checks.md power.on): said now
+        ovp = self.ovp.to("V") if self.ovp is not None else None
+        return supply_range_problems(fixture, self.channel, [
+            ("voltage", "voltage", self.voltage.to("V"), "V"),
+            ("current_limit", "current_limit", self.current_limit.to("A"), "A"),
+            ("ovp", "ovp_level", ovp, "V")])
+
     MEASURES = {
         "inrush_peak": Measure("current", "A", "highest input current in the inrush window"),
         "input_current": Measure("current", "A", "input current after settling"),
@@ -525,6 +564,18 @@ class MeasureArgs(CheckArgs):
 
     def measurements(self) -> dict[str, Measure]:
         return {"value": Measure(_unit_dimension(self.unit), self.unit, f"{self.role}.{self.property}")}
+
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        # a named channel (``channel: VDD_CORE`` or ``property: VDD_CORE.voltage``) is read on the
+        # role it is wired to: on another role the run could only stop with an ERROR
+        head = self.property.rsplit(".", 1)[0] if "." in self.property else None
+        out = []
+        for field, name in (("channel", self.channel), ("property", head)):
+            ref = fixture.channel(name) if name and name in fixture.channels else None
+            if ref is not None and ref.role != self.role:
+                out.append((field, f"channel {name} is wired to role {ref.role}, not {self.role}",
+                            f"write role: {ref.role}, or read a channel of {self.role}"))
+        return out
 
     def estimate_seconds(self) -> float:
         return self.samples * (0.1 + self.interval)

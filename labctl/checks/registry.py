@@ -105,6 +105,11 @@ class CheckArgs(BaseModel):
         """How long the check takes on a real bench, if it can be known from the arguments."""
         return None
 
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        """What ``labctl validate --fixture`` can tell is wrong with these arguments on that
+        station: ``(argument, message, hint)`` each (a check whose run would only find it then)."""
+        return []
+
 
 @dataclass
 class CheckSpec:

@@ -28,7 +28,6 @@ from labctl.instruments.roles import InstrumentErrorEntry
 from labctl.instruments.transports.base import Transport
 
 _SCPI_ERROR = re.compile(r'^\s*([+-]?\d+)\s*,\s*"?(.*?)"?\s*$')
-_CHANNEL_TEXT = re.compile(r"^\(@(.+)\)$")
 
 
 class RangeError(InstrumentError, ValueError):
@@ -165,28 +164,7 @@ class ProfileDriver:
     # ---------------------------------------------------------------- channels
     def channel(self, channel: str | int | None) -> str:
         """The canonical id of a channel given as ``1``, ``"101"`` or ``"(@101)"``."""
-        ch = self.profile.channels
-        if channel is None:
-            if ch.default is not None:
-                return ch.default
-            if len(ch.ids) == 1:
-                return ch.ids[0]
-            raise InstrumentError(f"a channel is needed (one of {', '.join(ch.ids) or 'the instrument channels'})",
-                                  instrument=self.name)
-        text = str(channel).strip()
-        m = _CHANNEL_TEXT.match(text)
-        if m:
-            text = m.group(1).strip()
-        if ch.ids:
-            for cid in ch.ids:
-                if text.upper() in (cid.upper(), ch.format.format(id=cid).upper()):
-                    return cid
-            raise InstrumentError(f"no channel {channel!r} (channels: {', '.join(ch.ids)})", instrument=self.name,
-                                  hint="check the channel in the fixture's channels map")
-        if not re.fullmatch(ch.accept, text):
-            raise InstrumentError(f"bad channel {channel!r}", instrument=self.name,
-                                  hint=f"channel ids match /{ch.accept}/")
-        return text
+        return self.profile.channel_id(channel, self.name)
 
     def channel_text(self, channel: str | int | None) -> str:
         return self.profile.channels.format.format(id=self.channel(channel))

@@ -238,6 +238,39 @@ class Profile(_Strict):
     def has(self, name: str) -> bool:
         return name in self.properties or name in self.actions
 
+    def channel_id(self, channel: str | int | None, instrument: str | None = None) -> str:
+        """The canonical id of a channel given as ``1``, ``"101"`` or ``"(@101)"``;
+        :class:`~labctl.errors.InstrumentError` (naming ``instrument``, the fixture's role,
+        else the profile) for one the instrument does not have."""
+        from labctl.errors import InstrumentError
+
+        ch = self.channels
+        instrument = instrument or self.name
+        if channel is None:
+            if ch.default is not None:
+                return ch.default
+            if len(ch.ids) == 1:
+                return ch.ids[0]
+            raise InstrumentError(f"a channel is needed (one of {', '.join(ch.ids) or 'the instrument channels'})",
+                                  instrument=instrument)
+        text = str(channel).strip()
+        m = _CHANNEL_TEXT.match(text)
+        if m:
+            text = m.group(1).strip()
+        if ch.ids:
+            for cid in ch.ids:
+                if text.upper() in (cid.upper(), ch.format.format(id=cid).upper()):
+                    return cid
+            raise InstrumentError(f"no channel {channel!r} (channels: {', '.join(ch.ids)})", instrument=instrument,
+                                  hint="check the channel in the fixture's channels map")
+        if not re.fullmatch(ch.accept, text):
+            raise InstrumentError(f"bad channel {channel!r}", instrument=instrument,
+                                  hint=f"channel ids match /{ch.accept}/")
+        return text
+
+
+_CHANNEL_TEXT = re.compile(r"^\(@(.+)\)$")
+
 
 def _check_template(template: str | None) -> None:
     if template is None:

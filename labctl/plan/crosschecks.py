@@ -106,6 +106,8 @@ class StationChecks:
             try:
                 args = loaded.resolve_args(step, loaded.corners[0] if loaded.corners and step.per_corner else None)
                 channel_names, arg_roles = args.channels(), args.roles()
+                for field, message, hint in args.fixture_problems(fixture):
+                    self.err((*sp, "args", field), f"step {step.id!r}: {message}", hint)
             except LabctlError:
                 # the arguments are broken (reported already); still check the channels named
                 channel_names = _raw_channels(step.args, spec.args.channel_fields)

@@ -349,6 +349,31 @@ def test_fixture_must_offer_the_roles_checks_use_even_without_requires(tmp_path)
     ]
 
 
+def test_a_measure_of_a_channel_wired_to_another_role_is_refused_by_validate(tmp_path):
+    from labctl.fixture.model import Fixture
+
+    fixture = Fixture.model_validate({
+        "station": "tiny",
+        "roles": {"daq": {"driver": "keysight-daq970a", "resource": "TCPIP0::127.0.0.1::5025::SOCKET"},
+                  "dut": {"driver": "accel-console", "resource": "/dev/ttyUSB0"}},
+        "channels": {"VDD_CORE": "daq@(@111)"},
+    })
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        requires: [dut, daq]
+        steps:
+          - {id: v, check: measure, args: {role: dut, property: VDD_CORE.voltage}}
+          - {id: w, check: measure, args: {role: dut, property: voltage, channel: VDD_CORE}}
+          - {id: ok, check: measure, args: {role: daq, property: VDD_CORE.voltage}}
+        """)
+    _, errors = check_plan(plan, fixture=fixture)
+    # the run could only have stopped there with an ERROR
+    assert [(e.line, e.message) for e in errors] == [
+        (4, "step 'v': channel VDD_CORE is wired to role daq, not dut"),
+        (5, "step 'w': channel VDD_CORE is wired to role daq, not dut"),
+    ]
+
+
 def test_set_values_follow_plan_yaml_rules(tmp_path):
     plan = write(tmp_path, "p.yaml", """\
         name: p
