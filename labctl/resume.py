@@ -74,7 +74,8 @@ def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
         raise UsageError(f"cannot resume run {run_id}: its plan file {plan_path} is gone",
                          hint="restore the plan file at that path")
     overrides = {k: str(v) for k, v in info.parameters.items()}
-    current = load_plan(plan_path, overrides).sha256
+    loaded = load_plan(plan_path, overrides)
+    current = loaded.sha256
     notes: list[str] = []
     if current != info.plan_hash:
         if not force:
@@ -88,7 +89,7 @@ def prepare_resume(run_id: str, *, force: bool = False, db: str | None = None,
     first_attempt = {k: n + 1 for k, n in info.attempts.items()}
     # a step whose last attempt FAILed or ERRORed with retries left was cut off between its
     # attempts (the next one had not been recorded): it runs again with the attempts it had left
-    retries = {f"{ps.group}/{ps.key}": ps.step.retries for ps in load_plan(plan_path, overrides).expand()}
+    retries = {f"{ps.group}/{ps.key}": ps.step.retries for ps in loaded.expand()}
     attempts_left: dict[str, int] = {}
     for key, outcome in list(finished.items()):
         ended = info.tries.get(key, 1)

@@ -80,7 +80,7 @@ class ResumeInfo:
     finished_step_keys: frozenset[str] = frozenset()
     cut_off: tuple[CutOffStep, ...] = ()
     attempts: dict[str, int] = field(default_factory=dict)  # logical key -> highest attempt seen
-    #: logical key -> attempts that ended in a row (not PASS) in the session of its latest attempt
+    #: logical key -> attempts of it that ended in the session of its latest ended attempt
     tries: dict[str, int] = field(default_factory=dict)
 
     def is_finished(self, step_key: str) -> bool:
