@@ -106,9 +106,9 @@ def supply_range_problems(fixture: Any, signal: str, values: list[tuple[str, str
     out = []
     for argument, prop_name, value, unit in values:
         prop = profile.properties.get(prop_name)
-        limits = prop.limits(ch) if prop is not None else None
-        if value is not None and limits and not limits[0] <= value <= limits[1]:
-            out.append((argument, f"{argument} {value:g} {unit} is outside {limits[0]:g}..{limits[1]:g} {unit}, "
+        span = prop.outside(value, ch) if prop is not None and value is not None else None
+        if span is not None:
+            out.append((argument, f"{argument} {value:g} {unit} is outside {span}, "
                         f"what {role} ({binding.driver}) takes on channel {ch}",
                         "the supply would refuse it when the step runs: give a value in its range"))
     return out

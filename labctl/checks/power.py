@@ -39,8 +39,8 @@ def power_on(ctx: Any, args: Any) -> None:
     start = len(ctx.recorded)
     psu, ch = input_channel(ctx, args.channel)
     volts, amps = args.voltage.to("V"), args.current_limit.to("A")
-    check_settings(psu, ch, current_limit=amps, voltage=volts,  # a refusal leaves the output as it was
-                   ovp_level=args.ovp.to("V") if args.ovp is not None else None)
+    ovp = args.ovp.to("V") if args.ovp is not None else None
+    check_settings(psu, ch, current_limit=amps, voltage=volts, ovp_level=ovp)  # a refusal leaves the output as it was
     if psu.output(ch):
         ctx.log(f"{args.channel} is already on: switching it off for 1 s to see the inrush", "warning")
         psu.set_output(ch, False)
@@ -48,7 +48,7 @@ def power_on(ctx: Any, args: Any) -> None:
     psu.set_current_limit(ch, amps)
     psu.set_voltage(ch, volts)
     if hasattr(psu, "set_protection"):
-        psu.set_protection(ch, ovp=args.ovp.to("V") if args.ovp is not None else None, ocp=args.ocp)
+        psu.set_protection(ch, ovp=ovp, ocp=args.ocp)
     ctx.progress(f"{args.channel}: switching on at {volts:g} V, limit {amps:g} A")
     protection = switch_on(ctx, psu, ch, args.channel)
     began = ctx.clock.monotonic()

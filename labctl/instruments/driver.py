@@ -262,11 +262,12 @@ class ProfileDriver:
                 number = float(value)
             except (TypeError, ValueError):
                 raise RangeError(f"{name}: expected a number, got {value!r}", instrument=self.name) from None
-            limits = prop.limits(self.channel(channel) if channel is not None or self.profile.channels.default else None)
-            if limits and not (limits[0] <= number <= limits[1]):
+            span = prop.outside(number, self.channel(channel) if channel is not None or self.profile.channels.default
+                                else None)
+            if span is not None:
                 unit = f" {prop.unit}" if prop.unit else ""
                 where = f" on channel {channel}" if channel is not None else ""
-                raise RangeError(f"{name} {number:g}{unit} is outside {limits[0]:g}..{limits[1]:g}{unit}{where}",
+                raise RangeError(f"{name} {number:g}{unit} is outside {span}{where}",
                                  instrument=self.name, hint="nothing was sent; check the plan's value")
             return int(number) if prop.parse == "int" else number
         return value

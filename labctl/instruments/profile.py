@@ -143,6 +143,14 @@ class Property(_Strict):
             return (rng[0], rng[1]) if rng else None
         return None
 
+    def outside(self, number: float, channel: str | None) -> str | None:
+        """The range ``number`` is outside of on ``channel`` (``0..5.15 A``), None when it fits
+        (or the property has no range there): what the instrument would refuse."""
+        limits = self.limits(channel)
+        if limits is None or limits[0] <= number <= limits[1]:
+            return None
+        return f"{limits[0]:g}..{limits[1]:g}" + (f" {self.unit}" if self.unit else "")
+
 
 class Action(_Strict):
     doc: str = ""

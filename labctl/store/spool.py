@@ -135,25 +135,30 @@ class _Tx:
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
+def _pending_here() -> tuple[Path, list[tuple[str, str, int]]]:
+    """This machine's spool journal and its :meth:`Spool.pending` entries (none when there is
+    no journal: nothing was ever spooled here)."""
+    path = default_spool_path()
+    if not path.is_file():
+        return path, []
+    spool = Spool(path)
+    try:
+        return path, spool.pending()
+    finally:
+        spool.close()
+
+
 def unsynced_records(run_id: str) -> tuple[str, int] | None:
     """(spool journal, records) of ``run_id`` (or of the one run whose id starts so) still
     waiting in this machine's spool, for any database, or None: a run whose results went
     there is not over in the database's eyes (it reads ``interrupted``, or is not there at all
     when it started during the outage), and resuming it before ``labctl sync`` would record a
     second session over an end the spool holds."""
-    from labctl.store.location import default_spool_path
-
-    path = default_spool_path()
-    if not path.is_file():
-        return None
-    spool = Spool(path)
-    try:
-        counts: dict[str, int] = {}
-        for _target, rid, count in spool.pending():
-            if rid.startswith(run_id):
-                counts[rid] = counts.get(rid, 0) + count
-    finally:
-        spool.close()
+    path, pending = _pending_here()
+    counts: dict[str, int] = {}
+    for _target, rid, count in pending:
+        if rid.startswith(run_id):
+            counts[rid] = counts.get(rid, 0) + count
     return (str(path), next(iter(counts.values()))) if len(counts) == 1 else None
 
 
@@ -169,13 +174,4 @@ def not_recorded_hint(run_id: str, default: str) -> str:
 
 def waiting_runs(target: str) -> int:
     """How many runs' records for the database ``target`` wait in this machine's spool."""
-    from labctl.store.location import default_spool_path
-
-    path = default_spool_path()
-    if not path.is_file():
-        return 0
-    spool = Spool(path)
-    try:
-        return len({rid for t, rid, _n in spool.pending() if t == target})
-    finally:
-        spool.close()
+    return len({rid for t, rid, _n in _pending_here()[1] if t == target})
