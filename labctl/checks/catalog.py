@@ -38,7 +38,7 @@ SignalName = str  # a named channel of the fixture (VDD_CORE, TC_LID …)
 _LANES_DOC = "lane numbers (a list) or 'all' (every lane the DUT reports)"
 
 
-_LANES_HINT = "write lanes: all, or lane numbers from 0 as a list, e.g. lanes: [0, 1, 2, 3]"
+_LANES_HINT = "write lanes: all, or the instrument's lane numbers as a list, e.g. lanes: [1, 2, 3, 4]"
 _REGEX_HINT = "write a Python regular expression; in YAML, quote it with single quotes: '...'"
 
 
@@ -89,20 +89,18 @@ def supply_range_problems(fixture: Any, signal: str, values: list[tuple[str, str
     """``(argument, message, hint)`` for each of ``values`` (argument, profile property, value,
     unit) outside the range the input supply's profile gives on its channel: the named
     ``signal`` (VIN), else channel 1 of ``psu``, as the check finds it at run time."""
-    from labctl.instruments.profile import load_profile
-
     role, channel = "psu", "1"
     if signal in fixture.channels:
         ref = fixture.channel(signal)
         role, channel = ref.role, ref.channel
-    binding = fixture.roles.get(role)
-    if binding is None:
+    profile = _profile_of(fixture, role)
+    if profile is None:
         return []
+    binding = fixture.roles[role]
     try:
-        profile = load_profile(binding.driver)
         ch = profile.channel_id(channel, role)
-    except (LabctlError, OSError):
-        return []  # a missing profile or channel is reported by the fixture's own checks
+    except LabctlError:
+        return []  # a missing channel is reported by the fixture's own checks
     out = []
     for argument, prop_name, value, unit in values:
         prop = profile.properties.get(prop_name)
@@ -112,6 +110,61 @@ def supply_range_problems(fixture: Any, signal: str, values: list[tuple[str, str
                         f"what {role} ({binding.driver}) takes on channel {ch}",
                         "the supply would refuse it when the step runs: give a value in its range"))
     return out
+
+
+def _profile_of(fixture: Any, role: str) -> Any:
+    """The driver profile of the fixture's ``role``, or None (no such role, or a profile that
+    does not load: the fixture's own checks report those)."""
+    from labctl.instruments.profile import load_profile
+
+    binding = fixture.roles.get(role)
+    if binding is None:
+        return None
+    try:
+        return load_profile(binding.driver)
+    except (LabctlError, OSError):
+        return None
+
+
+def dmm_role_for(fixture: Any, rail: str, rails: list[str], kind_of: Any, reads_ac: Any) -> str | None:
+    """The multimeter role probing ``rail`` (docs/checks.md power.rails ``via: dmm``), or None:
+    a multimeter the rail's fixture channel is wired to, a role whose ``signal`` option names
+    the rail, or the ``dmm`` role with no ``signal`` option when it is the only rail measured
+    and its channel cannot read AC volts. ``kind_of(role)``: the role's interface
+    (``multimeter`` …); ``reads_ac()``: the rail's channel reads AC volts. The run and
+    ``labctl validate`` both decide by this."""
+    if rail in fixture.channels:
+        ref = fixture.channel(rail)
+        if kind_of(ref.role) == "multimeter":
+            return ref.role
+    for name, binding in fixture.roles.items():
+        if str(binding.options.get("signal", "")).upper() == rail.upper():
+            return name
+    if "dmm" in fixture.roles and len(rails) == 1 and "signal" not in fixture.roles["dmm"].options \
+            and not reads_ac():
+        return "dmm"
+    return None
+
+
+def _static_kind(fixture: Any, role: str) -> str:
+    """The interface a role of the fixture serves by default (its profile's first role)."""
+    profile = _profile_of(fixture, role)
+    return profile.roles[0] if profile is not None and profile.roles else ""
+
+
+def lane_problems(fixture: Any, lanes: Any, role: str = "bert") -> list[tuple[str, str, str]]:
+    """``lanes`` listed that the ``role`` instrument's profile has no channel for (a run could
+    only stop at them with an ERROR)."""
+    profile = _profile_of(fixture, role)
+    if lanes == "all" or profile is None or not profile.channels.ids:
+        return []
+    ids = profile.channels.ids
+    missing = [lane for lane in lanes if str(lane) not in ids]
+    if not missing:
+        return []
+    return [("lanes", f"{role} ({fixture.roles[role].driver}) has no lane {', '.join(map(str, missing))}: "
+             f"its lanes are {', '.join(ids)}",
+             f"list lanes of {role} (e.g. lanes: [{', '.join(ids[:4])}]) or write lanes: all")]
 
 
 def _regex(pattern: str, field: str) -> re.Pattern[str]:
@@ -186,6 +239,27 @@ class PowerRailsArgs(_PerRailArgs):
 
     def measurements(self) -> dict[str, Measure]:
         return {r: Measure("voltage", "V", f"DC voltage of {r}") for r in self.rails}
+
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        # via: dmm reads each rail on the multimeter probing it; one probing none stops the run
+        if self.via != "dmm":
+            return []
+
+        def reads_ac(rail: str) -> bool:
+            if rail not in fixture.channels:
+                return False
+            role = fixture.channel(rail).role
+            profile = _profile_of(fixture, role)
+            return _static_kind(fixture, role) == "multimeter" or (
+                profile is not None and "ac_voltage" in profile.properties)
+
+        unprobed = [r for r in self.rails if dmm_role_for(fixture, r, self.rails, lambda role: _static_kind(fixture, role),
+                                                          lambda r=r: reads_ac(r)) is None]
+        if not unprobed:
+            return []
+        return [("rails", f"no multimeter probes {', '.join(unprobed)} (via: dmm)",
+                 f"measure {'it' if len(unprobed) == 1 else 'them'} via: daq, or name the rail a multimeter "
+                 f"probes with `options: {{signal: {unprobed[0]}}}` on its role")]
 
     def estimate_seconds(self) -> float:
         return 0.2 * len(self.rails) * self.samples
@@ -494,6 +568,9 @@ class LinkBerArgs(CheckArgs):
     def roles(self) -> list[str]:
         return [self.via, "dut"] if self.via == "bert" else ["dut"]
 
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        return lane_problems(fixture, self.lanes) if self.via == "bert" else []
+
     def estimate_seconds(self) -> float:
         from labctl.checks.ber import test_duration
 
@@ -513,6 +590,9 @@ class LinkMarginArgs(CheckArgs):
         "eye_width": Measure("ratio", "UI", "horizontal eye opening in unit intervals"),
     }
 
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        return lane_problems(fixture, self.lanes)
+
     def estimate_seconds(self) -> float:
         return 5.0
 
@@ -527,6 +607,8 @@ class LinkBathtubArgs(CheckArgs):
     dwell: Duration = Field(1.0, description="gate time per point")
     target_ber: Ratio = 1e-12
 
+    def fixture_problems(self, fixture: Any) -> list[tuple[str, str, str]]:
+        return lane_problems(fixture, self.lanes)
 
     def measurements(self) -> dict[str, Measure]:
         if self.axis == "voltage":

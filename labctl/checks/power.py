@@ -8,6 +8,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from labctl.checks.catalog import dmm_role_for
 from labctl.checks.generic import (
     check_settings,
     cleanup,
@@ -83,26 +84,20 @@ def power_on(ctx: Any, args: Any) -> None:
 
 
 def _dmm_for(ctx: Any, rail: str, rails: list[str]) -> Any:
-    """The multimeter probing ``rail``: a fixture channel wired to a multimeter, a multimeter
-    role whose ``signal`` option names the rail, or the only ``dmm`` for a single rail."""
+    """The multimeter probing ``rail`` (:func:`labctl.checks.catalog.dmm_role_for`)."""
     fixture = ctx.fixture
-    if rail in fixture.channels:
-        ref = fixture.channel(rail)
-        # the kind is looked up on the station: asking the context would count the role as
-        # used by the step, whose error queue would then be read (a daq not even touched)
-        if role_kind(ctx.station.role(ref.role)) == "multimeter":
-            return ctx.role(ref.role)
-    for name, binding in fixture.roles.items():
-        signal = str(binding.options.get("signal", "")).upper()
-        if signal == rail.upper():
-            return ctx.role(name)
-    if "dmm" in fixture.roles and len(rails) == 1 and "signal" not in fixture.roles["dmm"].options \
-            and _ac_property_reader(ctx, rail) is None:
+    # kinds are looked up on the station: asking the context would count the role as used by
+    # the step, whose error queue would then be read (a daq not even touched)
+    name = dmm_role_for(fixture, rail, rails, lambda role: role_kind(ctx.station.role(role)),
+                        lambda: _ac_property_reader(ctx, rail) is not None)
+    if name is None:
+        raise FixtureError(f"rail {rail}: no multimeter is wired to it (its channel: "
+                           f"{fixture.channels.get(rail, 'none')}); measure it via: daq, or say which rail the dmm "
+                           f"probes with `options: {{signal: {rail}}}` on the dmm role")
+    if name == "dmm" and "signal" not in fixture.roles["dmm"].options and not (
+            rail in fixture.channels and fixture.channel(rail).role == "dmm"):
         ctx.log(f"assuming the dmm probes {rail} (give the dmm role `options: {{signal: {rail}}}` to say so)")
-        return ctx.role("dmm")
-    raise FixtureError(f"rail {rail}: no multimeter is wired to it (its channel: "
-                       f"{fixture.channels.get(rail, 'none')}); measure it via: daq, or say which rail the dmm "
-                       f"probes with `options: {{signal: {rail}}}` on the dmm role")
+    return ctx.role(name)
 
 
 def _dc_reader(ctx: Any, rail: str, via: str, rails: list[str]) -> Callable[[], float]:

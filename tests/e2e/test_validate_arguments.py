@@ -27,7 +27,7 @@ def test_argument_messages_and_hints_in_the_users_words(labctl):
         f"{PLAN}:10:36: gap_min (2 s) is larger than gap_max (1 s)\n"
         "  hint: make gap_min at most gap_max, e.g. gap_min: 1 s, or gap_max: 2 s",
         f"{PLAN}:25:19: lanes: lane numbers start at 0, got -1\n"
-        "  hint: write lanes: all, or lane numbers from 0 as a list, e.g. lanes: [0, 1, 2, 3]",
+        "  hint: write lanes: all, or the instrument's lane numbers as a list, e.g. lanes: [1, 2, 3, 4]",
         f"{PLAN}:31:48: unit: 'Vx' is not a unit\n  hint: did you mean 'V'?",
         f"{PLAN}:40:11: give write commands, a query, or both\n  hint: e.g. query: 'MEAS:VOLT?'",
         f"{PLAN}:49:41: extract 'b' is not a named group of expect (groups: a)\n"

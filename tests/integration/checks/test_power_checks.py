@@ -141,6 +141,19 @@ def test_ripple_via_the_dmm_uses_the_dmm_alone(bench):
     assert out.ctx.roles_used == {"dmm"}
 
 
+def test_rails_via_the_dmm_read_the_rail_it_probes_and_refuse_one_it_does_not(bench):
+    """The sim bench's dmm probes VDD_CORE (`options: {signal: VDD_CORE}`): that rail is read on
+    it alone; VDD_HBM, which no multimeter probes, is an ERROR saying what to do."""
+    bench.power_on()
+    out = bench.run("power.rails", {"rails": ["VDD_CORE"], "via": "dmm"}, RAIL_LIMITS)
+    assert out.outcome == "PASS", out.message
+    assert out.ctx.roles_used == {"dmm"}
+    assert out.values("VDD_CORE")["VDD_CORE"] == pytest.approx(0.75, rel=0.02)
+    out = bench.run("power.rails", {"rails": ["VDD_HBM"], "via": "dmm"}, RAIL_LIMITS)
+    assert out.outcome == "ERROR"
+    assert "rail VDD_HBM: no multimeter is wired to it" in out.message and "via: daq" in out.message
+
+
 def test_progress_names_the_rail_being_read(bench):
     """The operator's progress line names the rail the DAQ is reading now, not the one before
     (power.ripple reports its rails the same way)."""

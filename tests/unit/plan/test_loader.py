@@ -373,6 +373,39 @@ def test_a_measure_of_a_channel_wired_to_another_role_is_refused_by_validate(tmp
         (5, "step 'w': channel VDD_CORE is wired to role daq, not dut"),
     ]
 
+def test_rails_no_multimeter_probes_and_lanes_the_bert_lacks_are_refused_by_validate(tmp_path):
+    from labctl.fixture.model import Fixture
+
+    fixture = Fixture.model_validate({
+        "station": "tiny",
+        "roles": {"daq": {"driver": "keysight-daq970a", "resource": "TCPIP0::127.0.0.1::5025::SOCKET"},
+                  "dmm": {"driver": "keysight-34465a", "resource": "TCPIP0::127.0.0.1::5026::SOCKET",
+                          "options": {"signal": "VDD_CORE"}},
+                  "bert": {"driver": "anritsu-mp1900a", "resource": "TCPIP0::127.0.0.1::5027::SOCKET"},
+                  "dut": {"driver": "accel-console", "resource": "/dev/ttyUSB0"}},
+        "channels": {"VDD_CORE": "daq@(@111)", "VDD_HBM": "daq@(@112)"},
+    })
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        requires: [dut, daq, dmm, bert]
+        steps:
+          - {id: r1, check: power.rails, args: {rails: [VDD_CORE, VDD_HBM], via: dmm}}
+          - {id: r2, check: power.rails, args: {rails: [VDD_CORE], via: dmm}}
+          - {id: r3, check: power.rails, args: {rails: [VDD_HBM], via: daq}}
+          - {id: b1, check: link.ber, args: {lanes: [0, 1, 9], line_rate: 32 Gbps}}
+          - {id: b2, check: link.ber, args: {lanes: [0, 9], line_rate: 32 Gbps, via: dut}}
+          - {id: m, check: link.margin, args: {lanes: [8, 10]}}
+          - {id: t, check: link.bathtub, args: {lanes: all}}
+        """)
+    _, errors = check_plan(plan, fixture=fixture)
+    # each would only have stopped the run with an ERROR at that step
+    assert [(e.line, e.message) for e in errors] == [
+        (4, "step 'r1': no multimeter probes VDD_HBM (via: dmm)"),
+        (7, "step 'b1': bert (anritsu-mp1900a) has no lane 0, 9: its lanes are 1, 2, 3, 4, 5, 6, 7, 8"),
+        (9, "step 'm': bert (anritsu-mp1900a) has no lane 10: its lanes are 1, 2, 3, 4, 5, 6, 7, 8"),
+    ]
+
+
 
 def test_set_values_follow_plan_yaml_rules(tmp_path):
     plan = write(tmp_path, "p.yaml", """\
