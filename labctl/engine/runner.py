@@ -113,6 +113,12 @@ class StepResult:
     attempts: int = 1
     measurements: list[Recorded] = field(default_factory=list)
     corner: dict[str, Any] = field(default_factory=dict)
+    #: when the step (its first attempt) started, wall epoch seconds, and how long all its
+    #: attempts took (wall; simulated seconds too on a time-scaled bench): what a slot that
+    #: records a shared step run by another slot records as its own
+    started_at: float | None = None
+    duration: float = 0.0
+    duration_sim: float | None = None
 
 
 @dataclass
@@ -334,16 +340,24 @@ class Runner:
     def _base_key(self, ps: Any) -> str:
         return f"{ps.group}/{ps.key}"
 
-    def _record_not_run(self, ps: Any, outcome: StepOutcome, message: str, *, replay: bool = False) -> StepResult:
+    def _record_not_run(self, ps: Any, outcome: StepOutcome, message: str, *, replay: bool = False,
+                        since: tuple[float, float] | None = None) -> StepResult:
+        """A step recorded without running it. ``since``: (wall time, clock monotonic) it began
+        waiting at (a slot aborted at a shared step's barrier): its record spans the wait."""
         key = self._base_key(ps)
         attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
         corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
-        self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
+        began = since[0] if since is not None else self._now()
+        self.bus.publish(StepStarted(run_id=self.run_id, time=began, step_key=attempt_key, step_id=ps.step.id,
                                      group=ps.group, check=ps.step.check, corner=_jsonable(corner),
                                      corner_index=ps.corner.index if ps.corner else None,
                                      tags=(*ps.step.tags, REPLAY_TAG) if replay else tuple(ps.step.tags)))
+        waited, waited_sim = 0.0, None
+        if since is not None:
+            elapsed = max(0.0, self.clock.monotonic() - since[1])
+            waited, waited_sim = elapsed / self.clock.scale, elapsed if self.clock.scale != 1.0 else None
         self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
-                                   outcome=outcome, message=message))
+                                   outcome=outcome, message=message, duration=waited, duration_sim=waited_sim))
         result = StepResult(key, ps.step.id, ps.group, ps.step.check, outcome, message, 0, corner=corner)
         self.results.append(result)
         return result
@@ -375,9 +389,12 @@ class Runner:
         done = attempts - self.options.attempts_left.get(key, attempts)
         first = self.options.first_attempt.get(key, 1) - done
         first_failure: str | None = None
+        began: tuple[float, float] | None = None  # (wall, monotonic) at the first attempt's start
         for attempt in range(first + done, first + attempts):
             attempt_key = f"{key}#{attempt}"
             start = self.clock.monotonic()
+            if began is None:
+                began = (self._now(), start)
             self.bus.publish(StepStarted(
                 run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=step_id, group=ps.group,
                 check=check, corner=_jsonable(corner), corner_index=ps.corner.index if ps.corner else None,
@@ -407,6 +424,9 @@ class Runner:
                 message = f"passed on attempt {attempt - first + 1} of {attempts}; {first_failure}"
             result.outcome, result.message, result.attempts = outcome, message, attempt - first + 1
             result.measurements = ctx.recorded
+            took = start - began[1] + elapsed  # from the first attempt's start to this one's end
+            result.started_at, result.duration = began[0], took / self.clock.scale
+            result.duration_sim = took if scaled else None
             if outcome in (StepOutcome.PASS, StepOutcome.ABORTED) or self.abort.requested and not teardown:
                 break
             if attempt < first + attempts - 1:

@@ -75,6 +75,7 @@ class SlotRunner(Runner):
             return super()._execute(ps, replay=replay)
         key = self._base_key(ps)
         self._log(f"slot {self.slot} at the shared step {key}: waiting for every live slot", "info")
+        arrived = (self._now(), self.clock.monotonic())
 
         def keep(result: StepResult) -> bool:  # a leader aborted on its own does not decide for everyone
             return result.outcome is not StepOutcome.ABORTED or self.bench_abort.requested
@@ -85,20 +86,22 @@ class SlotRunner(Runner):
                                               self.abort, keep=keep, rank=0 if replay else 1)
         except Exception as exc:  # noqa: BLE001 - aborted while waiting
             message = f"aborted: {self.abort.reason.message}" if self.abort.reason else f"{exc}"
-            return self._record_not_run(ps, StepOutcome.ABORTED, message)
+            return self._record_not_run(ps, StepOutcome.ABORTED, message, since=arrived)  # it waited that long
         if leader == self.slot:
             return result
         if replay:
             return self._follow_replay(ps, result, leader)
         return self._follow(ps, result, leader)
 
-    def _follow_started(self, ps: Any, *tags: str) -> tuple[str, str, dict[str, Any]]:
-        """The StepStarted of a shared step this slot records but did not run: (key, attempt key, corner)."""
+    def _follow_started(self, ps: Any, *tags: str, at: float | None = None) -> tuple[str, str, dict[str, Any]]:
+        """The StepStarted of a shared step this slot records but did not run: (key, attempt key,
+        corner). ``at``: when the leader started it (this slot's board was in the chamber then)."""
         key = self._base_key(ps)
         attempt_key = f"{key}#{self.options.first_attempt.get(key, 1)}"
         corner = _jsonable(dict(ps.corner.values)) if ps.corner else {}
-        self.bus.publish(StepStarted(run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=ps.step.id,
-                                     group=ps.group, check=ps.step.check, corner=corner,
+        self.bus.publish(StepStarted(run_id=self.run_id, time=self._now() if at is None else at,
+                                     step_key=attempt_key, step_id=ps.step.id, group=ps.group, check=ps.step.check,
+                                     corner=corner,
                                      corner_index=ps.corner.index if ps.corner else None,
                                      tags=(*ps.step.tags, "shared", *tags)))
         return key, attempt_key, corner
@@ -116,16 +119,18 @@ class SlotRunner(Runner):
         return self._replayed(ps, outcome, message)
 
     def _follow(self, ps: Any, led: StepResult, leader: str) -> StepResult:
-        """Record the shared step's result, run once by ``leader``, as this slot's own."""
-        key, attempt_key, corner = self._follow_started(ps)
+        """Record the shared step's result, run once by ``leader``, as this slot's own: its start,
+        duration and measurements (the leader's; the measurements stamped as this slot records them)."""
+        key, attempt_key, corner = self._follow_started(ps, at=led.started_at)
         for m in led.measurements:
             self.bus.publish(MeasurementRecorded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
                                                  name=m.name, value=m.value, unit=m.unit, limits=m.limits,
                                                  verdict=m.verdict, labels=dict(m.labels)))
         message = f"shared step, run once for every slot by slot {leader}" + (f": {led.message}" if led.message else "")
         self.bus.publish(StepEnded(run_id=self.run_id, time=self._now(), step_key=attempt_key,
-                                   outcome=led.outcome, message=message))
+                                   outcome=led.outcome, message=message, duration=led.duration,
+                                   duration_sim=led.duration_sim))
         result = StepResult(key, ps.step.id, ps.group, ps.step.check, led.outcome, message, led.attempts,
-                            list(led.measurements), corner)
+                            list(led.measurements), corner, led.started_at, led.duration, led.duration_sim)
         self.results.append(result)
         return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 
 import pytest
@@ -37,6 +38,19 @@ def test_flagship_on_four_slots_one_marginal_lane(tmp_path):
     moves = [r["text"] for r in bench if r["instrument"] == "chamber" and r["kind"] == "write" and r["text"].startswith("SETP ")]
     assert moves == ["SETP 25.0", "SETP 0.0", "SETP 25.0", "SETP 45.0", "SETP 25.0"]
     assert out.shared_runs == {"setup/chamber_room": 1, "steps/soak@0": 1, "steps/soak@1": 1, "steps/soak@2": 1}
+    # each slot's record of a shared soak is the soak its board went through: when it started and
+    # how long it took (30 s hold at least, simulated), the same for all, not 0 s at its end
+    with sqlite3.connect(db) as c:
+        soaks = c.execute("SELECT s.step_key, r.slot, s.started_at, s.duration_sim FROM steps s "
+                          "JOIN runs r ON r.id = s.run_id WHERE s.step_key LIKE 'steps/soak@%'").fetchall()
+    by_key: dict[str, list[tuple[float, float]]] = {}
+    for key, _slot, started, took in soaks:
+        by_key.setdefault(key, []).append((started, took))
+    assert len(by_key) == 3 and all(len(rows) == 4 for rows in by_key.values()), soaks
+    for key, rows in by_key.items():
+        assert all(took >= 30 for _s, took in rows), (key, rows)
+        assert max(s for s, _t in rows) - min(s for s, _t in rows) < 1e-6, (key, rows)
+        assert max(t for _s, t in rows) - min(t for _s, t in rows) < 1e-6, (key, rows)
     # every slot's outputs off afterwards, read back over SCPI; the chamber back at its safe temperature
     assert supplies_off == {slot: "0,0,0" for slot in "1234"}
     assert out.bench_safe_state["chamber"].ok

@@ -96,6 +96,12 @@ def test_ctrl_c_during_a_four_slot_soak(tmp_path, sig):
     ended = [e for e in map(json.loads, rest.splitlines()) if e["event"] == "RunEnded"]
     assert sorted(e["slot"] for e in ended) == ["1", "2", "3", "4"]
     assert {e["outcome"] for e in ended} == {"aborted"}
+    # every slot's soak is recorded for as long as its board was in it: the leader's, running,
+    # and the others', waiting at the barrier from their arrival on (not 0 s at the abort)
+    soaks = [e for e in map(json.loads, rest.splitlines())
+             if e["event"] == "StepEnded" and e["step_key"].startswith("steps/soak")]
+    assert sorted(e["slot"] for e in soaks) == ["1", "2", "3", "4"]
+    assert all(e["outcome"] == "ABORTED" and e["duration"] > 0 for e in soaks), soaks
     assert supplies == {slot: "0,0,0" for slot in "1234"}
     assert setpoint == 25.0
     assert "bench safe state chamber: PASS" in err
