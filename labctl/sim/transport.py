@@ -3,6 +3,7 @@ emulator's ``process(line) -> reply``."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from typing import Protocol
@@ -11,6 +12,7 @@ from labctl.sim.faults import FaultGate
 
 log = logging.getLogger(__name__)
 MAX_DELAY = 30.0  # wall seconds
+_NO_LOCK = contextlib.nullcontext()
 
 
 class Responder(Protocol):
@@ -18,21 +20,37 @@ class Responder(Protocol):
 
 
 class LineSession:
-    """Bytes in, reply bytes out. ``feed`` returns (bytes to send, close?)."""
+    """Bytes in, reply bytes out. ``feed`` returns (bytes to send, close?).
+
+    A line longer than ``max_line`` is refused whole, as an instrument's input buffer refuses
+    it: nothing of it runs (neither its head nor, once its terminator comes, its tail), and an
+    instrument with an error queue queues ``-223,"Too much data"``."""
 
     def __init__(self, responder: Responder, gate: FaultGate, max_line: int = 1 << 16) -> None:
         self.responder = responder
         self.gate = gate
         self.buffer = b""
         self.max_line = max_line
+        self._discarding = False  # inside a line too long: dropped up to its terminator
 
     def feed(self, data: bytes) -> tuple[bytes, bool]:
         buffer = self.buffer + data if self.buffer else data
         if buffer.find(b"\r") >= 0:  # (find: ``in`` tries the bytes as an int first and formats a TypeError)
             buffer = buffer.replace(b"\r", b"\n")  # CR, LF or CR LF end a line (empty lines are skipped)
+        if self._discarding:  # the rest of a runaway line, up to its end
+            end = buffer.find(b"\n")
+            if end < 0:
+                self.buffer = b""
+                return b"", False
+            buffer, self._discarding = buffer[end + 1:], False
         lines = buffer.split(b"\n")
         rest = lines.pop()
-        self.buffer = rest if len(rest) <= self.max_line else b""  # a runaway line without terminator is dropped
+        self.buffer = rest
+        if len(rest) > self.max_line:  # a runaway line without terminator: refused
+            self.buffer, self._discarding = b"", True
+            self._overrun()
+        if len(lines) == 1 and len(lines[0]) > self.max_line or len(lines) > 1 and max(map(len, lines)) > self.max_line:
+            lines = [raw for raw in lines if len(raw) <= self.max_line or self._overrun()]
         if self.gate.faults:  # (FaultGate.armed, read here without a call: this is every line's path)
             return self._feed_gated(lines)
         if len(lines) == 1:  # one line, the usual exchange: no list of replies to join
@@ -48,6 +66,14 @@ class LineSession:
             return b"", False
         replies.append("")  # each reply ends with a newline
         return "\n".join(replies).encode("latin-1", "replace"), False
+
+    def _overrun(self) -> bool:
+        """A line too long was refused: the instrument's error queue says so (False: for filters)."""
+        push = getattr(self.responder, "push_error", None)
+        if push is not None:
+            with getattr(self.responder, "lock", None) or _NO_LOCK:
+                push(-223)
+        return False
 
     def _respond(self, line: str) -> str | None:
         try:

@@ -51,23 +51,32 @@ class ProfileTemperatureScanner(RoleImpl):
         return self._get("temperature", channel)
 
     def scan_temperatures(self, channels: Sequence[str]) -> dict[str, float]:
-        chans = list(channels)
-        values = self._get("temperatures", chs=self.driver.channels_text(chans))
+        return self._scan("temperatures", channels)
+
+    def _scan(self, prop: str, channels: Sequence[str]) -> dict[str, float]:
+        """One scan of ``channels``: channel -> reading. A scanner reads its channel list in
+        ascending channel order, each channel once, whatever order the list was given in
+        (DAQ970A / 34970A ``ROUTe:SCAN``): the list is sent that way, and the readings are
+        matched to the channels in that order."""
+        chans = scan_order(channels)
+        values = self._get(prop, chs=self.driver.channels_text(chans))
         if len(values) != len(chans):
             raise InstrumentReplyError(f"asked {len(chans)} channels, got {len(values)} readings",
                                        instrument=self.name)
-        return {str(c): float(v) for c, v in zip(chans, values, strict=True)}
+        return {c: float(v) for c, v in zip(chans, values, strict=True)}
 
     def read_voltage(self, channel: str) -> float:
         return self._get("voltage", channel)
 
     def scan_voltages(self, channels: Sequence[str]) -> dict[str, float]:
         """DC volts of a channel list in one scan (a profile without ``voltages``: one read each)."""
-        chans = list(channels)
         if "voltages" not in self.driver.profile.properties:
-            return {str(c): self.read_voltage(c) for c in chans}
-        values = self._get("voltages", chs=self.driver.channels_text(chans))
-        if len(values) != len(chans):
-            raise InstrumentReplyError(f"asked {len(chans)} channels, got {len(values)} readings",
-                                       instrument=self.name)
-        return {str(c): float(v) for c, v in zip(chans, values, strict=True)}
+            return {str(c): self.read_voltage(c) for c in channels}
+        return self._scan("voltages", channels)
+
+
+def scan_order(channels: Sequence[str]) -> list[str]:
+    """``channels`` as a scanner reads them: each once, in ascending channel number (``111``
+    before ``201``; ids that are not numbers after those, as given)."""
+    unique = list(dict.fromkeys(str(c) for c in channels))
+    return sorted(unique, key=lambda c: (0, int(c), "") if c.isdigit() else (1, 0, c))

@@ -349,10 +349,10 @@ class DAQ970A(BenchInstrument):
                 c.auto_range = False
             else:
                 c.auto_range = True
-        self.scan = list(chans)
+        self.scan = _scan_list(chans)
         self.fmt = dict.fromkeys(self.fmt, False)
         self.trigger_count = 1
-        return chans
+        return self.scan
 
     @scpi("CONFigure:TEMPerature")
     def conf_temp(self, call: Call) -> None:
@@ -514,7 +514,7 @@ class DAQ970A(BenchInstrument):
     # -- ROUTe --------------------------------------------------------------------------
     @scpi("ROUTe:SCAN")
     def route_scan(self, call: Call) -> None:
-        self.scan = self._chans(call)
+        self.scan = _scan_list(self._chans(call))
 
     @scpi("ROUTe:SCAN?")
     def route_scan_q(self, call: Call) -> str:
@@ -592,7 +592,8 @@ class DAQ970A(BenchInstrument):
     # -- SENSe per channel ----------------------------------------------------------------
     @scpi("[SENSe:]TEMPerature:TRANsducer:TCouple:TYPE")
     def tc_type(self, call: Call) -> None:
-        t = parse_choice(call.arg(0), TC_TYPES)
+        word = call.arg(0).strip().upper()
+        t = TC_DEFAULT if word in ("DEF", "DEFAULT") else parse_choice(call.arg(0), TC_TYPES)
         for ch in self._chans(call):
             if self.cfg[ch].tc_type != t:
                 self.cfg[ch].alarms_off()  # a new probe type turns the channel's alarms off
@@ -880,3 +881,10 @@ class DAQ970A(BenchInstrument):
     def stat_clear(self, call: Call) -> None:
         for ch in self._targets(call, in_scan=True):
             self.stats.pop(ch, None)
+
+
+def _scan_list(channels: list[int]) -> list[int]:
+    """A channel list as the instrument scans it: ascending, each channel once (the 34980A
+    manual: ``(@2001,1003,1001,1003)`` scans 1001, 1003, 2001; a range given downwards,
+    ``(@1009:1001)``, is scanned upwards)."""
+    return sorted(set(channels))

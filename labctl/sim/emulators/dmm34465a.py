@@ -203,22 +203,26 @@ class K34465A(BenchInstrument):
 
     # -- MEASure / CONFigure / READ / INIT / FETCh --------------------------------------------
     def _configure(self, key: str, call: Call) -> None:
+        """``CONFigure`` (and ``MEASure?``): every measurement and trigger setting to its default,
+        then the range and resolution given: a range left out (or ``AUTO``/``DEF``) is
+        autorange, a resolution left out the default integration time; autozero on, the
+        trigger immediate, once, with its automatic delay (as the manual says; nothing kept
+        from earlier commands)."""
         st = self.settings[key]
-        if call.has(0):
-            word = call.arg(0).upper()
-            if word in ("AUTO", "DEF", "DEFAULT"):
-                st.auto = True
-            else:
-                st.range = _pick_range(key, call.number(0, minimum=0.0, maximum=RANGES[key][-1], default=RANGES[key][2]))
-                st.auto = False
-        if call.has(1):  # the resolution selects the integration time
-            st.nplc = self._nplc_for(st, call, 1)
-            st.aperture_enabled = False
+        st.auto = True
+        if call.has(0) and call.arg(0).upper() not in ("AUTO", "DEF", "DEFAULT"):
+            st.range = _pick_range(key, call.number(0, minimum=0.0, maximum=RANGES[key][-1], default=RANGES[key][2]))
+            st.auto = False
+        # the resolution selects the integration time
+        st.nplc = self._nplc_for(st, call, 1) if call.has(1) else DEFAULT_NPLC
+        st.aperture_enabled = False
+        st.autozero = True
         self.function = key
         self.readings = []
         self.sample_count = 1
         self.trigger_count = 1.0
         self.trigger_source = "IMM"
+        self.trigger_auto_delay = True
 
     @scpi(*(f"MEASure:{p}?" for p in FUNCS.values()))
     def meas(self, call: Call) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from labctl.sim.scpi.errors import ScpiError
 from labctl.sim.scpi.parser import Node, Unit
 from labctl.sim.scpi.values import (
+    HEADER_UNITS,
     parse_bool,
     parse_choice,
     parse_number,
@@ -166,7 +167,18 @@ class Call:
         return i < len(self.args)
 
     def number(self, i: int = 0, **bounds: float | None) -> float:
-        return parse_number(self.arg(i), **bounds)
+        text = self.arg(i)
+        if text[-1:].isalpha():  # a unit suffix: it must be the header's unit (``VOLT 5 A`` is -131)
+            return parse_number(text, unit=self.header_unit(), **bounds)
+        return parse_number(text, **bounds)
+
+    def header_unit(self) -> str | None:
+        """The unit the header's numeric parameter is in (:data:`HEADER_UNITS`), None if it does not say."""
+        for node in reversed(self.path):
+            unit = HEADER_UNITS.get(node.name)
+            if unit is not None:
+                return unit
+        return None
 
     def boolean(self, i: int = 0) -> bool:
         return parse_bool(self.arg(i))

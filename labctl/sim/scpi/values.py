@@ -33,8 +33,10 @@ def parse_number(
     minimum: float | None = None,
     maximum: float | None = None,
     default: float | None = None,
+    unit: str | None = None,
 ) -> float:
-    """A decimal numeric parameter; ``MIN``/``MAX``/``DEF`` map to the given bounds."""
+    """A decimal numeric parameter; ``MIN``/``MAX``/``DEF`` map to the given bounds. ``unit``:
+    the unit the parameter is in (``V``): a suffix of another unit (``5 A``) is -131."""
     word = text.strip().upper()
     special = {"MIN": minimum, "MINIMUM": minimum, "MAX": maximum, "MAXIMUM": maximum,
                "DEF": default, "DEFAULT": default}
@@ -57,7 +59,10 @@ def parse_number(
     value = float(m.group(1))
     suffix = m.group(2).upper()
     if suffix:
-        value *= _unit_multiplier(suffix)
+        base, multiplier = _unit_of(suffix)
+        if unit is not None and base != unit:
+            raise ScpiError(-131, f"suffix {m.group(2)!r} is not in {unit}")
+        value *= multiplier
     if minimum is not None and value < minimum - 1e-12 * max(1.0, abs(minimum)):
         raise ScpiError(-222, f"{value:g} below {minimum:g}")
     if maximum is not None and value > maximum + 1e-12 * max(1.0, abs(maximum)):
@@ -65,17 +70,27 @@ def parse_number(
     return value
 
 
-def _unit_multiplier(suffix: str) -> float:
+def _unit_of(suffix: str) -> tuple[str, float]:
+    """(unit, multiplier) of an upper-cased suffix: ``MV`` is (V, 1e-3)."""
     if suffix in _UNITS:
-        return 1.0
+        return suffix, 1.0
     for unit in sorted(_UNITS, key=len, reverse=True):
         if suffix.endswith(unit):
             prefix = suffix[: -len(unit)]
             if unit in {"HZ", "OHM"} and prefix == "M":
-                return 1e6  # MHZ and MOHM are mega (SCPI exception)
+                return unit, 1e6  # MHZ and MOHM are mega (SCPI exception)
             if prefix in _MULT:
-                return _MULT[prefix]
+                return unit, _MULT[prefix]
     raise ScpiError(-131, f"unknown suffix {suffix!r}")
+
+
+#: the unit of a numeric parameter by the last header mnemonic that says one (``VOLT:PROT`` in
+#: V, ``VOLT:PROT:DEL`` in s); a header with none of these takes any known suffix
+HEADER_UNITS = {
+    "VOLT": "V", "VOLTAGE": "V", "CURR": "A", "CURRENT": "A", "POW": "W", "POWER": "W",
+    "RESISTANCE": "OHM", "FREQ": "HZ", "FREQUENCY": "HZ", "DEL": "S", "DELAY": "S", "TIM": "S", "TIMER": "S",
+    "TIME": "S", "APER": "S", "APERTURE": "S", "BAND": "HZ", "BANDWIDTH": "HZ",
+}
 
 
 def parse_bool(text: str) -> bool:

@@ -93,6 +93,38 @@ def test_dmm_fixed_range_overloads(mvisa, clock):
     assert float(dmm.query("READ?")) == 9.9e37
 
 
+def test_dmm_measure_and_configure_start_from_the_defaults(mvisa, clock):
+    """MEASure? and CONFigure set every measurement and trigger setting to its default (the
+    34465A manual): a range, NPLC, trigger delay or autozero left from earlier must not stay."""
+    psu, dmm = mvisa("psu"), mvisa("dmm")
+    power_on(psu, clock=clock)
+    dmm.write("VOLT:RANG 0.1;:VOLT:NPLC 0.02;:TRIG:DEL 0.5;:VOLT:ZERO:AUTO OFF")
+    assert float(dmm.query("MEAS:VOLT:DC?")) == pytest.approx(0.75, rel=0.01)  # not overload: autorange
+    assert dmm.query("VOLT:RANG:AUTO?") == "1"
+    assert float(dmm.query("VOLT:NPLC?")) == 10.0
+    assert dmm.query("TRIG:DEL:AUTO?") == "1" and dmm.query("VOLT:ZERO:AUTO?") == "1"
+    dmm.write("VOLT:NPLC 0.02;:VOLT:ZERO:AUTO OFF;:CONF:VOLT:DC 10")
+    assert dmm.query("VOLT:RANG:AUTO?") == "0" and float(dmm.query("VOLT:RANG?")) == 10.0
+    assert float(dmm.query("VOLT:NPLC?")) == 10.0 and dmm.query("VOLT:ZERO:AUTO?") == "1"
+    assert dmm.query("SYST:ERR?") == '+0,"No error"'
+
+
+def test_daq_scans_its_channel_list_ascending_each_channel_once(mvisa, clock):
+    """The 34970A family scans in ascending channel order and drops duplicates, however the
+    list was given: readings come back in that order."""
+    psu, daq = mvisa("psu"), mvisa("daq")
+    power_on(psu, clock=clock)
+    daq.write("ROUT:SCAN (@114,111,112,111)")
+    assert daq.query("ROUT:SCAN?") == "#214(@111,112,114)"
+    daq.write("CONF:VOLT:DC (@114:111)")
+    assert daq.query("ROUT:SCAN?") == "#218(@111,112,113,114)"
+    rails = [float(x) for x in daq.query("MEAS:VOLT:DC? (@114,111)").split(",")]
+    assert rails == pytest.approx([0.75, 3.3], rel=0.01)  # 111 (VDD_CORE) first, then 114 (VDD_AUX)
+    daq.write("SENS:TEMP:TRAN:TC:TYPE DEF,(@101)")
+    assert daq.query("SENS:TEMP:TRAN:TC:TYPE? (@101)") == "J"  # DEF selects type J
+    assert daq.query("SYST:ERR?") == '+0,"No error"'
+
+
 def test_daq_thermocouples_and_rails_by_channel_list(mvisa, clock):
     psu, daq = mvisa("psu"), mvisa("daq")
     temps = [float(x) for x in daq.query("MEAS:TEMP? TC,K,(@101:104)").split(",")]

@@ -202,9 +202,10 @@ def test_keysight_daq970a_scanner():
     with expected_protocol("keysight-daq970a", pairs) as daq:
         daq.configure_thermocouple(["(@101)", "102"], "J")
         assert daq.read_temperature("(@101)") == 23.45
-        assert daq.scan_temperatures(["101", "102"]) == {"101": 23.45, "102": 45.1}
+        # a scanner reads its list ascending, each channel once: asked so, the readings are its channels'
+        assert daq.scan_temperatures(["102", "101"]) == {"101": 23.45, "102": 45.1}
         assert daq.read_voltage("111") == pytest.approx(0.7502)
-        assert daq.scan_voltages(["111", "151"]) == pytest.approx({"111": 0.7502, "151": 0.901})  # one scan
+        assert daq.scan_voltages(["151", "111", "151"]) == pytest.approx({"111": 0.7502, "151": 0.901})  # one scan
         with pytest.raises(InstrumentReplyError, match="overload"):
             daq.read_temperature("105")  # open thermocouple
         assert daq.driver.get("scan_list") == "(@101,102,103)"

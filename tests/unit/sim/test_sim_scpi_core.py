@@ -107,6 +107,19 @@ def test_dispatch_passes_a_header_suffix_or_its_absence(toy):
     assert drain(toy) == []
 
 
+def test_a_suffix_of_another_unit_than_the_headers_is_an_invalid_suffix(toy):
+    """``VOLT 5 A`` is -131 (SCPI-99), as ``VOLT 5 XYZ`` is; ``VOLT 500 mV`` is 0.5 V."""
+    toy.process("VOLT 500 mV,(@1)")
+    assert toy.volts[1] == pytest.approx(0.5) and drain(toy) == []
+    for bad in ("VOLT 5 A,(@1)", "SOUR:VOLT:LEV 4 OHM,(@1)", "VOLT 2 XYZ,(@1)"):
+        toy.process(bad)
+        assert [e.split(",")[0] for e in drain(toy)] == ["-131"], bad
+    assert toy.volts[1] == pytest.approx(0.5)  # nothing was set
+    with pytest.raises(ScpiError) as info:
+        parse_number("5 A", unit="V")
+    assert info.value.code == -131
+
+
 def test_values():
     assert nr3(26.192) == "+2.61920000E+01"
     assert parse_number("1.5") == 1.5

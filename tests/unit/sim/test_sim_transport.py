@@ -24,12 +24,29 @@ def test_lines_end_at_cr_lf_or_crlf_and_may_come_in_pieces():
     assert echo.lines == ["a?", "b 1", "c?", "d?"]
 
 
-def test_a_runaway_line_is_dropped():
-    echo = Echo()
+class Queueing(Echo):
+    """An echo with an instrument's error queue."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[int] = []
+
+    def push_error(self, code: int, text: str | None = None) -> None:
+        self.errors.append(code)
+
+
+def test_a_runaway_line_is_refused_whole_and_queues_too_much_data():
+    """Nothing of a line longer than the input buffer runs: not its head, and not its tail
+    once its terminator comes (`VOLT 1` + 150 kB of blanks + `OUTP ON` must not switch on)."""
+    echo = Queueing()
     s = LineSession(echo, FaultGate(), max_line=8)
     assert s.feed(b"x" * 20) == (b"", False)
-    assert s.feed(b"y?\n") == (b"Y?\n", False)
-    assert echo.lines == ["y?"]
+    assert s.feed(b"y" * 20) == (b"", False)
+    assert s.feed(b" OUTP ON\nz?\n") == (b"Z?\n", False)
+    assert echo.lines == ["z?"] and echo.errors == [-223]
+    # a whole line too long in one read, between two good ones
+    assert s.feed(b"a?\n" + b"w" * 20 + b"\nb?\n") == (b"A?\nB?\n", False)
+    assert echo.lines == ["z?", "a?", "b?"] and echo.errors == [-223, -223]
 
 
 def test_armed_faults_count_lines_and_close():
