@@ -276,8 +276,12 @@ class StepContext:
         ``timeout`` (wall seconds: a person answers in real time, also on a time-scaled
         simulated bench) bounds the wait for whatever handler answers: past it the step
         ends with :class:`PromptTimeout`, and a handler with a ``cancel(prompt_id)`` method
-        (the TUI's dialog) is told to stop asking. An abort ends the wait at once.
+        (the TUI's dialog) is told to stop asking. An abort ends the wait at once. The step's
+        own ``timeout:`` bounds the wait too (in wall seconds, as a person answers; the shorter
+        of the two): a step with a time limit never waits for an answer forever.
         """
+        if self.timeout is not None:
+            timeout = self.timeout if timeout is None else min(timeout, self.timeout)
         self._prompts += 1
         prompt_id = f"{self.step_id}#{self._prompts}" if self._prompts > 1 else self.step_id
         self.bus.publish(PromptAsked(run_id=self.run_id, time=self.clock.wall_time(), step_key=self.step_key,

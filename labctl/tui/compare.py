@@ -41,9 +41,9 @@ class CompareScreen(Screen):
         self.rows: list[dict[str, Any]] = []
 
     def compose(self) -> ComposeResult:
-        yield Static("Compare", classes="screen-title")
-        yield Static("loading…", id="compare-a", classes="compare-run")
-        yield Static("", id="compare-b", classes="compare-run")
+        yield fmt.PlainStatic("Compare", classes="screen-title")
+        yield fmt.PlainStatic("loading…", id="compare-a", classes="compare-run")
+        yield fmt.PlainStatic("", id="compare-b", classes="compare-run")
         table = fmt.TextTable(id="compare-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("step", "measurement", "A", "B", "Δ", "Δ %", "verdict A → B", "limits")
         yield table

@@ -66,13 +66,13 @@ class RunDetailScreen(Screen):
         self._compared: str | None = None  # the re-run last shown side by side with this run
 
     def compose(self) -> ComposeResult:
-        yield Static("Run detail", classes="screen-title")
-        yield Static("loading…", id="detail-summary")
-        yield Static("Measurements (failures first)", classes="section-title")
+        yield fmt.PlainStatic("Run detail", classes="screen-title")
+        yield fmt.PlainStatic("loading…", id="detail-summary")
+        yield fmt.PlainStatic("Measurements (failures first)", classes="section-title")
         ms = fmt.TextTable(id="detail-measurements", cursor_type="row", zebra_stripes=True)
         ms.add_columns("verdict", "step", "measurement", "value", "limits", "margin")
         yield ms
-        yield Static("Steps", classes="section-title")
+        yield fmt.PlainStatic("Steps", classes="section-title")
         steps = fmt.TextTable(id="detail-steps", cursor_type="row", zebra_stripes=True)
         steps.add_columns("step", "corner", "try", "outcome", "time", "message")
         yield steps

@@ -7,7 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button
+
+from labctl.tui import fmt
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -22,8 +24,8 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self._title, classes="dialog-title")
-            yield Static(self._text, classes="dialog-text")
+            yield fmt.PlainStatic(self._title, classes="dialog-title")
+            yield fmt.PlainStatic(self._text, classes="dialog-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self._no} [n]", id="no", variant="primary")
                 yield Button(f"{self._yes} [y]", id="yes", variant="error")

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from labctl.console import _fmt, format_value, visible
 
@@ -30,6 +30,15 @@ def plain(value: Any) -> Text:
     ``str`` as markup (``Static``): shown as it is, ``[/b]`` and all, control characters as
     escapes. A closing tag in a str there raises (Textual's ``MarkupError``)."""
     return Text(visible(str(value)))
+
+
+class PlainStatic(Static):
+    """A ``Static`` whose ``str`` content is data, shown as written (no markup): a progress
+    line, a message or a plan's name quoting ``[/b]`` cannot end the app, nor ``[red]`` turn
+    it red. Every ``Static`` of the app that shows text from outside is one."""
+
+    def __init__(self, content: Any = "", **kwargs: Any) -> None:
+        super().__init__(content, markup=False, **kwargs)
 
 
 class TextTable(DataTable):

@@ -60,7 +60,7 @@ class HistoryScreen(Screen):
         self._open_when_loaded = False  # enter was pressed before that
 
     def compose(self) -> ComposeResult:
-        yield Static("History", id="history-title", classes="screen-title")
+        yield fmt.PlainStatic("History", id="history-title", classes="screen-title")
         with Horizontal(id="history-filters"):
             for key, label in FILTERS:
                 yield Input(value=self.filters.get(key, ""), placeholder=label, id=f"filter-{key}",
@@ -68,7 +68,7 @@ class HistoryScreen(Screen):
         table = RunsTable(id="history-runs", cursor_type="row", zebra_stripes=True)
         table.add_columns("", "started", "outcome", "plan", "DUT", "station", "steps", "time", "run", "note")
         yield table
-        yield Static(LOADING, id="history-status")
+        yield fmt.PlainStatic(LOADING, id="history-status")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -32,17 +32,17 @@ class PromptDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         a = self.asked
         with Vertical(classes="dialog", id="prompt-dialog"):
-            yield Static(f"Operator prompt · step {a.prompt_id}", classes="dialog-title")
-            yield Static(fmt.plain(a.text), classes="dialog-text", id="prompt-text")
-            yield Static(self._countdown_text(), id="prompt-countdown")
+            yield fmt.PlainStatic(f"Operator prompt · step {a.prompt_id}", classes="dialog-title")
+            yield fmt.PlainStatic(fmt.plain(a.text), classes="dialog-text", id="prompt-text")
+            yield fmt.PlainStatic(self._countdown_text(), id="prompt-countdown")
             if a.choices:
                 with Horizontal(classes="dialog-buttons"):
                     for i, choice in enumerate(a.choices):
                         yield Button(choice, id=f"choice-{i}", variant="primary" if i == 0 else "default")
             else:
                 yield Input(placeholder="type or scan the answer, then enter", id="prompt-input")
-                yield Static("", id="prompt-error")
-            yield Static(f"answered as {self.operator} · ctrl+a aborts the run", classes="dialog-text")
+                yield fmt.PlainStatic("", id="prompt-error")
+            yield fmt.PlainStatic(f"answered as {self.operator} · ctrl+a aborts the run", classes="dialog-text")
 
     def on_mount(self) -> None:
         if self._deadline is not None:

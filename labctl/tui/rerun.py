@@ -34,8 +34,8 @@ class RerunConfirm(Screen):
         self.plan: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Re-run", classes="screen-title")
-        yield Static("working out what to run…", id="rerun-question", classes="dialog-text")
+        yield fmt.PlainStatic("Re-run", classes="screen-title")
+        yield fmt.PlainStatic("working out what to run…", id="rerun-question", classes="dialog-text")
         yield Footer()
 
     def on_mount(self) -> None:

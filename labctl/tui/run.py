@@ -81,10 +81,10 @@ class RunScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("starting…", id="run-head")
+        yield fmt.PlainStatic("starting…", id="run-head")
         with Horizontal(id="run-progress-row"):
             yield ProgressBar(total=None, show_eta=False, id="run-progress")
-            yield Static("", id="run-progress-text")
+            yield fmt.PlainStatic("", id="run-progress-text")
         with Horizontal(id="run-main"):
             with Vertical(id="steps-pane", classes="pane"):
                 yield Tree("run", id="steps")
@@ -469,6 +469,8 @@ class RunScreen(Screen[None]):
     # ------------------------------------------------------------------ end
     def _finished(self) -> None:
         s = self.session
+        for part in ("#run-head", "#run-progress-row"):  # the last words are not cut to 3 lines
+            self.query_one(part).add_class("-ended")
         self._render_head()
         if s.error is not None:
             self.query_one("#run-head", Static).update(

@@ -87,8 +87,8 @@ class StartRunScreen(ModalScreen[None]):
         e = self.entry
         cfg = self.app.config
         with Vertical(id="start-form", classes="dialog"):
-            yield Static(fmt.plain(f"Start {e.name}"), classes="dialog-title")
-            yield Static(fmt.plain(f"{e.expanded} steps, {e.corners or 'no'} corners, est. {e.estimate}; "
+            yield fmt.PlainStatic(fmt.plain(f"Start {e.name}"), classes="dialog-title")
+            yield fmt.PlainStatic(fmt.plain(f"{e.expanded} steps, {e.corners or 'no'} corners, est. {e.estimate}; "
                                    f"roles {', '.join(e.requires) or '—'}"), classes="dialog-text")
             with VerticalScroll(id="start-fields"):
                 yield from self._field("dut", "DUT serial", "scan or type the board's serial",
@@ -99,7 +99,7 @@ class StartRunScreen(ModalScreen[None]):
             # shown while an instrument's calibration has expired (station_polled keeps it current)
             yield Checkbox("run on instruments whose calibration expired (recorded with the run)",
                            id="allow-expired", classes="-hidden" if not self._expired() else "")
-            yield Static("", id="start-preflight")
+            yield fmt.PlainStatic("", id="start-preflight")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel [esc]", id="cancel")
                 yield Button("Start [ctrl+s]", id="start", variant="success", disabled=True)
@@ -108,7 +108,7 @@ class StartRunScreen(ModalScreen[None]):
         with Horizontal(classes="field-row"):
             yield Label(label, classes="field-label")
             yield Input(value=value, placeholder=placeholder, id=ident)
-        yield Static("", id=f"{ident}-error", classes="field-error -empty")
+        yield fmt.PlainStatic("", id=f"{ident}-error", classes="field-error -empty")
 
     def on_mount(self) -> None:
         # the labels as wide as the longest parameter name (up to 32 cells): a name is never

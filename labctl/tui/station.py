@@ -51,18 +51,18 @@ class StationScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="station-head")
+        yield fmt.PlainStatic("", id="station-head")
         with Horizontal(id="station-top"):
             with Vertical(id="instruments-pane", classes="pane"):
                 yield fmt.TextTable(id="instruments", cursor_type="row", zebra_stripes=True)
-                yield Static("", id="instrument-detail", classes="-empty")  # the row's whole problem
+                yield fmt.PlainStatic("", id="instrument-detail", classes="-empty")  # the row's whole problem
             with Vertical(id="side-pane", classes="pane"):
-                yield Static("", id="dut")
+                yield fmt.PlainStatic("", id="dut")
                 yield fmt.TextTable(id="interlocks", cursor_type="none")
         with Horizontal(id="station-bottom"):
             with Vertical(id="plans-pane", classes="pane"):
                 yield fmt.TextTable(id="plans", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="plan-detail", classes="pane")
+            yield fmt.PlainStatic("", id="plan-detail", classes="pane")
         yield Footer()
 
     def on_mount(self) -> None:

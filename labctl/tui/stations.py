@@ -40,11 +40,11 @@ class StationsScreen(Screen):
     BINDINGS = [("r", "refresh", "Refresh")]
 
     def compose(self) -> ComposeResult:
-        yield Static("Stations", id="stations-head", classes="screen-title")
+        yield fmt.PlainStatic("Stations", id="stations-head", classes="screen-title")
         table = fmt.TextTable(id="stations-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
-        yield Static("reading the registry…", id="stations-status")
+        yield fmt.PlainStatic("reading the registry…", id="stations-status")
         yield Footer()
 
     def on_mount(self) -> None:

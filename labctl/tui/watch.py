@@ -112,18 +112,18 @@ class WatchScreen(Screen):
         return bench.fixture.station if bench is not None else None
 
     def compose(self) -> ComposeResult:
-        yield Static("Watch", id="watch-head", classes="screen-title")
+        yield fmt.PlainStatic("Watch", id="watch-head", classes="screen-title")
         with Horizontal(id="watch-main"):
             with Vertical(id="watch-left"):
                 runs = fmt.TextTable(id="watch-runs", cursor_type="row")
                 runs.add_columns("outcome", "station", "DUT", "plan", "started", "run")
                 yield runs
             with Vertical(id="watch-right"):
-                yield Static("waiting for a run…", id="watch-run")
-                yield Static("", id="watch-step")
+                yield fmt.PlainStatic("waiting for a run…", id="watch-run")
+                yield fmt.PlainStatic("", id="watch-step")
                 with Horizontal(id="watch-progress-row"):
                     yield ProgressBar(total=1.0, show_eta=False, id="watch-progress")
-                    yield Static("", id="watch-wait")
+                    yield fmt.PlainStatic("", id="watch-wait")
                 yield PlotextPlot(id="watch-plot")
                 ms = fmt.TextTable(id="watch-measurements", cursor_type="row")
                 ms.add_columns("time", "step", "measurement", "value", "limits", "verdict")

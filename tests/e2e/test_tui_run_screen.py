@@ -257,3 +257,37 @@ async def test_text_that_looks_like_markup_is_shown_as_it_is_never_parsed():
         await pilot.pause(0.3)
         shown = pilot.app.screen.query_one("#prompt-text", Static)
         assert str(shown.render()) == "Scan the board's label [/b] then press enter"
+        pilot.app.pop_screen()
+        await pilot.pause()
+        # a wait step's reason, an answer quoted in the run's last words: the progress line
+        feed.events.append(ev.Progress(run_id=RUN, time=feed.t, step_key="steps/settle#1",
+                                       text="settle [/b] rails: 0s of 30m", fraction=0.0))
+        await _feed(pilot, screen, feed.take())
+        assert str(screen.query_one("#run-progress-text", Static).render()) == "settle [/b] rails: 0s of 30m"
+        feed.events.append(ev.RunEnded(run_id=RUN, time=feed.t, outcome=ev.RunOutcome.FAILED,
+                                       message="1 step(s) failed, first label: answer BAD[/b] outside SIM-.*"))
+        await _feed(pilot, screen, feed.take())
+        assert "answer BAD[/b] outside" in str(screen.query_one("#run-progress-text", Static).render())
+
+
+@pilot_test
+async def test_a_run_over_shows_its_last_words_whole():
+    """BENCH MAY BE UNSAFE and every role's reason: the progress line of a run that is over is
+    not cut to the three lines it keeps while the run goes (the ends were lost at 120x40)."""
+    from textual.widgets import Static
+
+    from labctl.tui.session import Note
+
+    roles = ["psu", "load", "dmm", "daq", "bert", "chamber", "dut"]
+    message = "BENCH MAY BE UNSAFE: " + " | ".join(
+        f"safe-state.{r}: not confirmed: input could not be read back ({r}: no answer within 3 s)" for r in roles)
+    async with _app().run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed()
+        feed.step("soak", "ABORTED")
+        feed.events.append(ev.RunEnded(run_id=RUN, time=feed.t, outcome=ev.RunOutcome.ERROR, message=message))
+        await _feed(pilot, screen, [*feed.take(), Note("", "finished")])
+        text = screen.query_one("#run-progress-text", Static)
+        assert "safe-state.dut: not confirmed" in str(text.render())
+        row = screen.query_one("#run-progress-row")
+        assert text.region.height > 3 and row.region.height >= text.region.height  # nothing cut off

@@ -149,20 +149,27 @@ def test_set_unknown_property_lists_the_settable_ones(bench):
     assert "no settable property 'colour'" in out.message and "voltage" in out.message
 
 
+class WalkedAway:
+    """An operator who never comes back: the handler blocks (30 s) until cancelled."""
+
+    def __init__(self) -> None:
+        self.cancelled: list[str] = []
+        self._answered = threading.Event()
+
+    def __call__(self, prompt_id, text, choices):
+        self._answered.wait(30)
+        return "yes", "operator:late"
+
+    def cancel(self, prompt_id):
+        self.cancelled.append(prompt_id)
+        self._answered.set()
+
+
 def test_prompt_timeout_ends_the_step_when_nobody_answers(bench):
-    cancelled, answered = [], threading.Event()
-
-    class WalkedAway:  # an operator who never comes back: the handler blocks until cancelled
-        def __call__(self, prompt_id, text, choices):
-            answered.wait(30)
-            return "yes", "operator:late"
-
-        def cancel(self, prompt_id):
-            cancelled.append(prompt_id)
-            answered.set()
-
+    handler = WalkedAway()
+    cancelled = handler.cancelled
     start = time.monotonic()
-    out = bench.run("prompt", {"message": "Is the heatsink fitted?", "timeout": "1 s"}, prompt_handler=WalkedAway())
+    out = bench.run("prompt", {"message": "Is the heatsink fitted?", "timeout": "1 s"}, prompt_handler=handler)
     waited = time.monotonic() - start
     assert out.outcome == "ERROR"
     assert "prompt prompt: nobody answered 'Is the heatsink fitted?' within 1 s" in out.message
@@ -170,6 +177,18 @@ def test_prompt_timeout_ends_the_step_when_nobody_answers(bench):
     assert waited < 10  # ended by the timeout, not by the handler's own 30 s
     assert [e.timeout for e in out.events if isinstance(e, PromptAsked)] == [1.0]
     assert not [e for e in out.events if isinstance(e, PromptAnswered)]
+
+
+def test_a_step_timeout_bounds_the_wait_for_an_answer_too(bench):
+    """A prompt step with a step-level `timeout:` (and none of its own) does not wait forever."""
+    handler = WalkedAway()
+    cancelled = handler.cancelled
+    start = time.monotonic()
+    out = bench.run("prompt", {"message": "Label?", "kind": "input"}, timeout=1.0, prompt_handler=handler)
+    assert time.monotonic() - start < 10
+    assert out.outcome == "ERROR" and "nobody answered 'Label?' within 1 s" in out.message
+    assert cancelled == ["prompt"]
+    assert [e.timeout for e in out.events if isinstance(e, PromptAsked)] == [1.0]  # the TUI counts it down
 
 
 def test_prompt_answered_within_its_timeout_records_who_answered(bench):
