@@ -7,6 +7,7 @@ import sys
 import click
 
 from labctl.cli._common import db_option_callback, not_empty
+from labctl.errors import ExitCode
 
 
 @click.command()
@@ -51,4 +52,6 @@ def tui(fixture, db, plan_dirs, watch, station, all_stations, operator, light) -
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the terminal may be gone: finish regardless
         aborted = app.finish_run("labctl tui ended during the run")
         bench.close()
-    sys.exit(3 if aborted else int(code or 0))
+    # an app that ended on an internal error (Textual printed its traceback) is an error: exit 2
+    crashed = code is None and bool(app.return_code)
+    sys.exit(3 if aborted else int(ExitCode.ERROR) if crashed else int(code or 0))
