@@ -183,7 +183,14 @@ class StationScreen(Screen[None]):
             dut.update("DUT: the console did not answer" if "dut" in self.app.bench.fixture.roles else "no DUT console")
         locks = self.query_one("#interlocks", DataTable)
         locks.clear()
-        if not status.interlocks:
+        entry = self.selected_plan
+        if not status.interlocks and entry is not None and entry.ok and entry.interlocks:
+            # the plan has interlocks the poll did not read (the bench busy, a plan not loaded):
+            # they are named, not said to be missing
+            for name, _signal, limit in entry.interlocks:
+                locks.add_row(name, Text("not read" + (" (bench in use)" if status.busy else ""),
+                                         style=_style(self, "status-warn")), limit)
+        elif not status.interlocks:
             locks.add_row(f"none in {status.plan}" if status.plan else "(select a plan)", "", "")
         for lock in status.interlocks:
             cls = "status-ok" if lock.ok else "status-fail" if lock.ok is False else "status-warn"

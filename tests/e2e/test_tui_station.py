@@ -69,6 +69,12 @@ async def test_a_bench_in_use_by_another_run_is_said_so_not_reported_as_failing(
             table = screen.query_one("#instruments", DataTable)
             assert [str(c) for c in table.get_row_at(0)][:2] == ["station", "▲ busy"]
             assert str(screen.query_one("#dut", Static).render()) == "DUT: not read (bench in use)"
+            # the selected plan's interlocks are named as not read, not said to be missing
+            screen.query_one("#plans", DataTable).move_cursor(row=[p.name for p in screen.plans].index("accelerator-evt"))
+            locks = screen.query_one("#interlocks", DataTable)
+            await wait_for(pilot, lambda: locks.row_count and str(locks.get_row_at(0)[0]) == "die over-temperature",
+                           "the interlocks pane to name the plan's interlocks", timeout=20)
+            assert [str(c) for c in locks.get_row_at(0)][1] == "not read (bench in use)"
         await wait_for(pilot, lambda: "instruments OK" in str(head.render()), "the bench to be read again")
 
 
