@@ -98,7 +98,7 @@ class RunScreen(Screen[None]):
             with Vertical(id="interlocks-run-pane", classes="pane"):
                 yield fmt.TextTable(id="run-interlocks", cursor_type="none")
             with Vertical(id="log-pane", classes="pane"):
-                yield RichLog(id="run-log", wrap=True, markup=False, max_lines=2000)
+                yield RichLog(id="run-log", wrap=True, markup=False, max_lines=2000, min_width=10)  # wrapped to the pane
         yield Footer()
 
     def on_mount(self) -> None:

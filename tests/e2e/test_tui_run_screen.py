@@ -232,6 +232,26 @@ async def test_control_characters_from_an_instrument_are_shown_never_sent_to_the
 
 
 @pilot_test
+async def test_the_log_pane_wraps_its_lines_to_its_own_width():
+    """A long log line at 120x40 wraps within the pane (it had been wrapped at 78 columns, wider
+    than the pane, and its end was off the screen)."""
+    long = "power.on: VIN 5 V, current limit 5 A, OVP 5.7 V, OCP on at 5 A, no delay; inrush peak 1.93 A in 0.1 s"
+    async with _app().run_test(size=(120, 40)) as pilot:
+        screen = await _run_screen(pilot)
+        feed = Feed()
+        feed.step("power_on", None, check="power.on")
+        feed.events.append(ev.LogMessage(run_id=RUN, time=feed.t, level="info", message=long,
+                                         step_key="steps/power_on#1"))
+        await _feed(pilot, screen, feed.take())
+        pane = screen.query_one("#run-log", RichLog)
+        width = pane.scrollable_content_region.width
+        assert width < 78
+        lines = [line.text.rstrip() for line in pane.lines]
+        assert lines and all(len(line) <= width for line in lines), (width, lines)
+        assert "no delay; inrush peak 1.93 A in 0.1 s" in " ".join(" ".join(lines).split())
+
+
+@pilot_test
 async def test_text_that_looks_like_markup_is_shown_as_it_is_never_parsed():
     """A failing step's message quoting a garbage reply ("got '[/b]'"), an operator prompt
     written with brackets: shown as written. Read as Textual markup, the closing tag raised
