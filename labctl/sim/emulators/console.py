@@ -149,7 +149,9 @@ class AccelConsole(LineInstrument):
         out = []
         for rail, up in zip(K.RAILS, board.rails_up(self.bench.t), strict=True):
             t = board.pg_ms.get(rail.name)
-            state = f"{t:.2f} ms" if up and t is not None else "never" if running and t is None else "off"
+            # a VRM's power-good drops while its output is below the PG threshold (current limit)
+            good = up and board.rails[rail.name].voltage >= K.PG_FRACTION * rail.nominal
+            state = f"{t:.2f} ms" if good and t is not None else "never" if running and t is None else "off"
             out.append(f"{rail.name} {state}")
         return out
 

@@ -224,6 +224,7 @@ class Bench:
         # electronic load on VDD_AUX (rail regulates; the load sees the droop)
         aux_rail = K.RAILS[0]
         board.aux_load = self.load.demand(board.aux_open_voltage(now), aux_rail.load_line, aux_rail.limit_a)
+        board.aux_held = self.load.held_voltage(aux_rail.limit_a - K.AUX_BASE)
         p = board.solve_rails(now)
         node = board.input
         v_ss = _board_voltage(v_src, p)

@@ -57,6 +57,9 @@ class Board:
     ops: float = 0.0
     boots: int = 0  # power-ups so far: what lives on the die (PRBS checkers, counters) starts afresh at each
     aux_load: float = 0.0  # A drawn by the electronic load from the AUX header
+    #: the voltage the load holds on the AUX rail when the VRM current-limits (its CR/CV/CP law;
+    #: None: the rail folds back to 30 %, as under a CC load it cannot feed)
+    aux_held: float | None = None
     rails: dict[str, RailState] = field(default_factory=lambda: {n: RailState() for n in K.RAIL_NAMES})
     p_in: float = 0.0
     input: InputNode = field(default_factory=InputNode)
@@ -147,9 +150,10 @@ class Board:
                 i = K.HBM_BASE + K.HBM_DYN_MAX * wl
             else:  # VDD_AUX, and what the electronic load draws from its header
                 i = K.AUX_BASE + self.aux_load
-            if i > rail.limit_a:  # VRM current limit: fold back
+            if i > rail.limit_a:  # VRM current limit: the voltage is the load's (fold back under CC)
                 i = rail.limit_a
-                v = v_open * 0.3
+                held = self.aux_held if name == "VDD_AUX" else None
+                v = v_open * 0.3 if held is None else max(0.0, min(v_open - rail.load_line * i, held))
             else:
                 v = v_open - rail.load_line * i
             st.voltage, st.current = v, i

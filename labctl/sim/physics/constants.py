@@ -56,6 +56,8 @@ IO_DYN_MAX = 0.4
 HBM_BASE = 0.5
 HBM_DYN_MAX = 2.0
 AUX_BASE = 0.25
+#: a VRM's power-good is asserted while its output is at least this share of its nominal
+PG_FRACTION = 0.9
 
 # Thermal (degC/W, J/K, s): die <- core + io power, and die -> lid -> air (a chain: the die's heat
 # leaves through the lid); hbm <- hbm power + die coupling; vrm <- VRM losses

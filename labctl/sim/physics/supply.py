@@ -119,6 +119,18 @@ class LoadState:
         self.mode = "CURR"
         self.levels = {"CURR": 0.0, "VOLT": 0.0, "POW": 0.0, "RES": 1000.0}
 
+    def held_voltage(self, i_in: float) -> float | None:
+        """The input voltage the load holds when a current-limited source gives it ``i_in``
+        (its regulation law: CR ``I·R``, CV its level); None in CC and CP, where a source that
+        cannot give the level collapses (and off)."""
+        if not self.on or i_in <= 0:
+            return None
+        if self.mode == "RES":
+            return i_in * max(self.levels["RES"], 1e-3)
+        if self.mode == "VOLT":
+            return self.levels["VOLT"]
+        return None
+
     def demand(self, v_open: float, r_source: float, i_limit: float) -> float:
         """Current the load sinks from a source of open-circuit ``v_open`` behind ``r_source``."""
         if not self.on or v_open <= 0.05:

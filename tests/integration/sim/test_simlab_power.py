@@ -244,3 +244,27 @@ def test_the_load_and_the_board_share_the_aux_rail_current_in_and_beyond_its_lim
     assert i_rail - i_load == pytest.approx(0.25, abs=0.05)
     assert i_rail <= 3.0 + 0.05  # the VRM's current limit
     assert i_load == pytest.approx(min(amps, 3.0 - 0.25), abs=0.005)
+
+
+@pytest.mark.parametrize(("setting", "law"), [
+    ("MODE RES;RES 0.5", lambda v, i: v / i == pytest.approx(0.5, rel=0.02)),  # CR: I = V/R
+    ("MODE VOLT;VOLT 2", lambda v, i: v == pytest.approx(2.0, abs=0.02)),  # CV: the load holds its level
+])
+def test_a_load_the_aux_vrm_cannot_feed_keeps_its_own_law_and_power_good_drops(mvisa, mconsole, clock, setting, law):
+    """Past the AUX VRM's current limit the rail gives its limit and the load's law sets the
+    voltage (CR 0.5 ohm read 0.99 V at 2.75 A, 0.36 ohm; a CV load holds its level); a rail that
+    low (below 90 % of 3.3 V) has lost its power-good."""
+    psu, load = mvisa("psu"), mvisa("load")
+    power_on(psu, clock=clock)
+    assert mconsole.table("power-good")["VDD_AUX"] != "off"
+    load.write(f"{setting};:INP ON")
+    v, i = float(load.query("MEAS:VOLT?")), float(load.query("MEAS:CURR?"))
+    assert i == pytest.approx(3.0 - 0.25, abs=0.01)  # the VRM's limit less the board's own draw
+    assert law(v, i), (v, i)
+    assert mconsole.table("power-good")["VDD_AUX"] == "off"
+    load.write("INP OFF")
+    for _ in range(50):  # back as the rail recovers
+        clock.advance(0.1)
+        if mconsole.table("power-good")["VDD_AUX"] != "off":
+            break
+    assert mconsole.table("power-good")["VDD_AUX"] != "off"
