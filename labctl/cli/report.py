@@ -17,7 +17,8 @@ from labctl.report.formats import FORMATS
 @run_filter_options
 @click.option("--limit", type=click.IntRange(min=1), help="only the newest N matching runs (default: all)")
 @click.option("--format", "-F", "fmt", required=True, metavar="FORMAT", help=f"one of: {', '.join(FORMATS)}")
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), help="the file to write")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="the file to write (- : standard output)")
 @click.option("--all-attempts", is_flag=True,
               help="tables and OCP: earlier attempts of retried steps too (column `final` tells them apart)")
 @click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
@@ -49,8 +50,28 @@ def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None,
         what = " ".join(run_ids) if run_ids else "these filters" if wanted.any() else "anything"
         raise UsageError(f"no recorded run in {where} matches {what}",
                          hint="`labctl runs` lists the recorded runs (with the same filters)")
-    path = export(records, fmt, output, ExportOptions(all_attempts=all_attempts))
     outcomes = Counter(r.outcome for r in records)
+    if output == "-":  # the report itself on standard output (a pipe, a redirect), what was written on stderr
+        _to_stdout(records, fmt, ExportOptions(all_attempts=all_attempts))
+        click.echo(f"wrote the {fmt} report of {len(records)} run(s) to standard output", err=True)
+        return
+    path = export(records, fmt, output, ExportOptions(all_attempts=all_attempts))
     click.echo(f"wrote {path}: {fmt} report of {len(records)} run(s), "
                f"{', '.join(f'{n} {o}' for o, n in outcomes.most_common())} "
                f"({', '.join(r.run_id for r in records[:3])}{', …' if len(records) > 3 else ''})")
+
+
+def _to_stdout(records: Any, fmt: str, options: Any) -> None:
+    """Write the report into a file of its own, then copy it to standard output."""
+    import shutil
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from labctl.report.formats import export
+
+    with tempfile.TemporaryDirectory(prefix="labctl-report-") as tmp:
+        path = export(records, fmt, Path(tmp) / f"report.{fmt}", options)
+        with path.open("rb") as f:
+            shutil.copyfileobj(f, sys.stdout.buffer)
+        sys.stdout.buffer.flush()

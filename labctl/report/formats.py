@@ -7,8 +7,12 @@ A new format is one line in ``FORMATS`` naming ``"module:function"``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Callable, Sequence
+import os
+import secrets
+import shutil
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,6 +73,10 @@ def check_output(path: str | Path, what: str, option: str = "-o", *, try_folder:
                          hint=f"give {option} a file's path")
     if p.is_dir():
         raise UsageError(f"{option} {p} is a folder, not a file for the {what}", hint=f"give {option} a file's path")
+    if p.exists() and not p.is_file():  # a pipe, a terminal, a device: reading it for the check would block
+        raise UsageError(f"{option} {p} is not a regular file (a pipe, a terminal or a device)",
+                         hint=f"give {option} a file's path" + ("; `labctl report … -o -` writes it to standard output"
+                                                               if option == "-o" else ""))
     try:
         with p.open("rb") as f:
             database = f.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
@@ -96,11 +104,27 @@ def export(records: Sequence[RunRecord], name: str, path: str | Path, options: E
     p = check_output(path, f"{name} report")
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        write(records, p, options or ExportOptions())
+        with _replacing(p) as part:
+            write(records, part, options or ExportOptions())
     except OSError as err:
         raise UsageError(f"cannot write the {name} report to {p}: {err.strerror or err}",
-                         hint="give -o a path in a folder you can write to") from None
+                         hint="give -o a path in a folder you can write to; a report that was there is kept") from None
     return p
+
+
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A new file beside ``path`` to write the report into (same suffix); it becomes ``path``
+    (at once, whole) when the writing succeeded, and is removed when it failed: a full disk or
+    a crash never leaves a truncated report where a good one was."""
+    part = path.with_name(f".{path.stem}.{secrets.token_hex(4)}.part{path.suffix}")
+    try:
+        yield part
+        if path.exists():  # the report replaced keeps its permissions
+            shutil.copymode(path, part)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def export_stored_run(run_id: str, name: str, path: str | Path, db: str | None, what: str) -> tuple[str | None, str | None]:

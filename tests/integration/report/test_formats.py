@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from pathlib import Path
 
 import jsonschema
 import pandas as pd
@@ -187,6 +188,43 @@ def test_bad_invocations_say_what_to_do_and_exit_4(labctl, lab):
         assert "Traceback" not in res.stdout + res.stderr
     assert not (lab.folder / "x.csv").exists()
     assert lab.db.read_bytes() == before
+
+
+def test_a_pipe_or_a_device_is_refused_at_once_and_dash_writes_to_standard_output(labctl, lab):
+    """`-o /dev/stdout` or a named pipe had hung for ever (the check for a SQLite file read from
+    it); `-o -` writes the report itself to standard output."""
+    import os
+
+    fifo = lab.folder / "fifo"
+    os.mkfifo(fifo)
+    for target in (str(fifo), "/dev/null"):
+        res = labctl("report", "-F", "csv", "--db", str(lab.db), "-o", target, timeout=60)
+        assert res.returncode == 4, res.stderr
+        assert f"-o {target} is not a regular file" in res.stderr and "-o -" in res.stderr, res.stderr
+    assert Path("/dev/null").is_char_device()  # untouched
+    res = labctl("report", "-F", "csv", "--db", str(lab.db), "-o", "-")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0].startswith("run_id,") and "wrote the csv report of 2 run(s)" in res.stderr
+
+
+def test_a_report_that_cannot_be_written_whole_keeps_the_one_that_was_there(labctl, lab, monkeypatch):
+    """A full disk (here: a writer that fails half-way) leaves the earlier report, not a
+    truncated one, and nothing beside it."""
+    from labctl.report import formats
+    from labctl.report.record import load_records
+
+    out = report(labctl, lab, "csv", name="kept.csv")
+    before = out.read_bytes()
+
+    def half_then_full(records, path, options):
+        path.write_bytes(before[: len(before) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(formats, "exporter", lambda name: half_then_full)
+    with pytest.raises(Exception, match="No space left on device"):
+        formats.export(load_records(str(lab.db), None), "csv", out)
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in lab.folder.iterdir() if p.name.startswith(".kept")) == []
 
 
 def test_runs_and_report_share_the_filters(labctl, lab):
