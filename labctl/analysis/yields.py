@@ -48,11 +48,8 @@ def step_yield(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     ``steps`` has one row per step execution: run, step, corner, attempt, outcome; ``runs``
     gives each run its plan, DUT and start time. Skipped steps do not count.
     """
-    s = steps[steps["outcome"].notna() & (steps["outcome"] != "SKIPPED")]
+    s = steps[steps["outcome"].notna()]
     s = s.merge(runs[["run", "plan", "DUT", "started"]], on="run")
-    if s.empty:
-        return pd.DataFrame(columns=["plan", "step", "duts", "first_pass", "final_pass",
-                                     "first_pass_yield", "final_yield"])
     corner = s["corner"].astype(str) if "corner" in s.columns else ""
     s = s.assign(corner=corner)
     # The verdict of each corner is its final attempt's (without ``final``: its last attempt's).
@@ -65,7 +62,15 @@ def step_yield(steps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     else:
         counts = s["attempt"] == s.groupby(["run", "step", "corner"], sort=False)["attempt"].transform("max")
         retried = s["attempt"] > 1
-    s = s.assign(ok=counts & (s["outcome"] == PASSED_STEP), retried=retried)
+    s = s.assign(ok=counts & (s["outcome"] == PASSED_STEP), retried=retried,
+                 skipped=counts & (s["outcome"] == "SKIPPED"))
+    # a corner whose final word is SKIPPED (``when:`` false) was not run: it does not count,
+    # also when an earlier session of the run recorded it ABORTED, not run, before a resume
+    skipped = s.groupby(["run", "step", "corner"], sort=False)["skipped"].transform("any")
+    s = s[~skipped & (s["outcome"] != "SKIPPED")]
+    if s.empty:
+        return pd.DataFrame(columns=["plan", "step", "duts", "first_pass", "final_pass",
+                                     "first_pass_yield", "final_yield"])
     last = s.groupby(["run", "step", "corner"], sort=False).agg(
         ok=("ok", "any"), retried=("retried", "any"), plan=("plan", "first"), DUT=("DUT", "first"),
         started=("started", "first"))

@@ -37,6 +37,19 @@ def test_a_resumed_run_of_a_board_that_never_failed_is_a_first_pass_for_every_st
     assert y["rails"] == (0.0, 1.0)  # a retry that passed is still not a first pass
 
 
+def test_a_step_skipped_on_resume_after_it_was_not_run_in_the_aborted_session_does_not_count():
+    """The run was aborted before `only_x1` (recorded ABORTED, not run); `labctl resume` ran it
+    where its `when:` held and skipped it where not: the run passed, the step's yield is 100 %
+    (it was 0 % for both)."""
+    rec = record(step("only_x1", "ABORTED", final=False, message="not run: SIGINT received"),
+                 _resumed("only_x1", 2, outcome="SKIPPED", final=True, message="when: x == 1 is false"),
+                 run_id="r", outcome="passed", dut="DUT-1")
+    other = record(step("only_x1", "ABORTED", final=False, message="not run: SIGINT received"),
+                   _resumed("only_x1", 2, final=True), run_id="r2", outcome="passed", dut="DUT-2")
+    assert _step_yield(rec, other)["only_x1"] == (1.0, 1.0)  # DUT-2's run: DUT-1's does not count
+    assert "only_x1" not in _step_yield(rec)
+
+
 def test_a_replay_that_failed_on_resume_counts_against_the_step():
     rec = record(step("power_on", "PASS", final=False),
                  _resumed("power_on", 2, outcome="FAIL", final=True, message="replayed on resume"),
