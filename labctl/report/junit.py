@@ -76,14 +76,16 @@ def _case(suite: ET.Element, rec: RunRecord, s: Step, kind: str | None) -> None:
         ET.SubElement(case, "system-out").text = "\n".join(lines)
 
 
-#: run outcomes that are not a pass (``running`` is not an outcome yet: its steps say how far it got)
-_NOT_PASSED = ("failed", "error", "aborted", "interrupted")
+#: run outcomes that are not a pass (a run still ``running`` has not passed either: a report made
+#: meanwhile must not read as green)
+_NOT_PASSED = ("failed", "error", "aborted", "interrupted", "running")
 
 
 def _run_case(suite: ET.Element, rec: RunRecord) -> None:
     """The ``run`` test case: the run's outcome as an ``<error>`` (no step shows it)."""
     case = ET.SubElement(suite, "testcase", classname=f"{rec.plan.name}.run", name="run", time="0.000")
-    message = f"run {rec.outcome}" + (f": {rec.message}" if rec.message else "")
+    message = (f"run {rec.outcome}" + (f": {rec.message}" if rec.message else "") if rec.outcome != "running"
+               else "run still running when the report was made: it has not passed (yet)")
     ET.SubElement(case, "error", message=message, type=rec.outcome.upper()).text = message
 
 
@@ -117,10 +119,12 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
                                ("corner", corner)):
                 if value:
                     ET.SubElement(props, "property", name=key, value=str(value))
-            for i in rec.current_instruments:  # the calibration evidence
-                ET.SubElement(props, "property", name=f"instrument.{i.role}", value="; ".join(
-                    x for x in (i.idn, f"asset {i.asset_serial}" if i.asset_serial else "",
-                                f"calibration due {i.calibration_due}" if i.calibration_due else "") if x))
+            for i in rec.current_instruments:  # the calibration evidence (only what was recorded)
+                evidence = "; ".join(x for x in (i.idn, f"asset {i.asset_serial}" if i.asset_serial else "",
+                                                 f"calibration due {i.calibration_due}" if i.calibration_due else "")
+                                     if x)
+                if evidence:
+                    ET.SubElement(props, "property", name=f"instrument.{i.role}", value=evidence)
             for s, kind in zip(steps, kinds, strict=True):
                 _case(suite, rec, s, kind)
             if extra:

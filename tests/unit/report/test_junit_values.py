@@ -75,3 +75,24 @@ def test_a_run_that_did_not_pass_with_every_step_passed_has_a_run_case_with_the_
     assert JUnitXml.fromfile(str(path)).tests == 1  # no run case for a passed run
     path.write_text(junit_xml([failing_record()]), encoding="utf-8")
     assert "run" not in {c.name for s in JUnitXml.fromfile(str(path)) for c in s}  # its failure says it already
+
+
+def test_a_run_still_running_never_reads_as_passed(tmp_path):
+    """A report made while the run goes on: its steps so far passed, the one under way is
+    skipped, and a `run` test case says it has not passed (the file read green in CI)."""
+    import dataclasses
+
+    from junitparser import Error
+
+    rec = record(step("power_on", "PASS"), step("soak", "RUNNING"), outcome="running")
+    path = tmp_path / "r.xml"
+    path.write_text(junit_xml([rec]), encoding="utf-8")
+    [suite] = list(JUnitXml.fromfile(str(path)))
+    assert (suite.tests, suite.errors, suite.skipped) == (3, 1, 1)
+    [run_case] = [c for c in suite if c.name == "run"]
+    [error] = run_case.result
+    assert isinstance(error, Error) and "still running" in error.message
+    # an instrument with nothing recorded about it has no (empty) property
+    bare = dataclasses.replace(rec.instruments[0], idn="", asset_serial="", calibration_due=None)
+    xml = junit_xml([dataclasses.replace(rec, instruments=(bare,), outcome="passed")])
+    assert 'name="instrument.psu"' not in xml
