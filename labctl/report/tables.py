@@ -91,7 +91,36 @@ def calibrated_at(instrument: Instrument, t: float) -> bool | None:
 
 
 def write_csv(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
-    _frame(records, options).to_csv(path, index=False, date_format=CSV_TIME_FORMAT, encoding="utf-8")
+    _as_text_cells(_frame(records, options)).to_csv(path, index=False, date_format=CSV_TIME_FORMAT, encoding="utf-8")
+
+
+#: what a spreadsheet takes for the start of a formula (CSV injection: ``=cmd|' /C calc'!A0``)
+_FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def _as_text_cells(frame: Any) -> Any:
+    """Recorded text that a spreadsheet opening the CSV would run as a formula (an operator's
+    answer, a message, a plan version beginning with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return, other than a number) gets a leading ``'``: it shows as the text it is.
+    Numbers and the other formats are untouched."""
+    import pandas as pd
+
+    out = None
+    for col in frame.columns:
+        column = frame[col]
+        if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+            continue
+        try:
+            risky = column.str.match(_FORMULA_START, na=False).astype(bool)
+        except AttributeError:  # no text in it at all
+            continue
+        if not risky.any():
+            continue
+        risky &= pd.to_numeric(column.where(risky), errors="coerce").isna()  # "-0.5" stays a number
+        if risky.any():
+            out = frame.copy() if out is None else out
+            out[col] = column.mask(risky, "'" + column.astype(str))
+    return frame if out is None else out
 
 
 def write_parquet(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:

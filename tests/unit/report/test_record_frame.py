@@ -4,6 +4,7 @@ measurement, the final attempts by default, context carried onto every row."""
 from __future__ import annotations
 
 import dataclasses
+from types import MappingProxyType
 
 import pandas as pd
 import pytest
@@ -65,3 +66,22 @@ def test_calibration_at_the_run_is_judged_by_the_day_it_started():
     assert calibrated_at(due("2025-11-30"), T0) is True
     assert calibrated_at(due("2025-11-01"), T0) is False
     assert calibrated_at(due(None), T0) is None and calibrated_at(due("soon"), T0) is None
+
+
+def test_csv_writes_recorded_text_a_spreadsheet_would_run_as_a_formula_as_text(tmp_path):
+    """An answer, a DUT serial or a plan version beginning with =, +, -, @ opens in a
+    spreadsheet as text (a leading '), never as a formula (CSV injection); numbers stay numbers."""
+    from labctl.report.formats import ExportOptions
+    from labctl.report.record import Measurement
+    from labctl.report.tables import write_csv
+    from tests.unit.report.records import T0, measurement, step
+
+    answer = Measurement(name="answer", value=None, value_text="=cmd|' /C calc'!A0", unit="", limits=None,
+                         verdict="NONE", labels=MappingProxyType({}), time=T0 + 1, seq=2)
+    rec = record(step("label", "FAIL", answer, measurement("offset", -0.5, "V", "PASS")), dut="-DUT-1")
+    out = tmp_path / "r.csv"
+    write_csv([rec], out, ExportOptions())
+    df = pd.read_csv(out, dtype=str)
+    assert set(df["value_text"].dropna()) == {"'=cmd|' /C calc'!A0"}
+    assert set(df["dut"]) == {"'-DUT-1"}
+    assert float(df[df["measurement"] == "offset"]["value"].iloc[0]) == -0.5
