@@ -170,7 +170,8 @@ class ConsoleReporter:
         self._steps: dict[str, ev.StepStarted] = {}
         self._held: dict[str, _Held] = {}
         self._unshown: dict[str, int] = {}  # measurements of a live step not printed (no lines left)
-        self._folded: list[str] = []  # ids of passing steps not printed yet
+        self._folded: list[str] = []  # ids of passing (or skipped) steps not printed yet
+        self._folded_skipped = 0  # how many of them were skipped
         self._folded_at = clock()
         self._bar: Any = None  # (rich Progress, task id) while a long wait reports progress
         self.live_bars = bool(getattr(self.console, "is_terminal", False))
@@ -197,7 +198,7 @@ class ConsoleReporter:
                 del self._held[key]
                 if self.budget.available() < 3:  # no lines left for the step in full
                     if event.outcome in _QUIET and not held.noteworthy:
-                        self._fold(held.started.step_id)
+                        self._fold(held.started.step_id, event.outcome is ev.StepOutcome.SKIPPED)
                     else:
                         self._brief(held, event)
                     return
@@ -210,18 +211,21 @@ class ConsoleReporter:
                 return
         self._show(event)
 
-    def _fold(self, step_id: str) -> None:
+    def _fold(self, step_id: str, skipped: bool = False) -> None:
         self._folded.append(step_id)
+        self._folded_skipped += skipped
         if self.clock() - self._folded_at >= 1.0:
             self._print_folded()
 
     def _print_folded(self) -> None:
         if self._folded:
-            ids = self._folded
+            ids, skipped = self._folded, self._folded_skipped
             span = ids[0] if len(ids) == 1 else f"{ids[0]} … {ids[-1]}"
-            self.console.print(f"  [dim]… {len(ids)} step(s) passed ({_fmt(span)})[/]")
+            counts = ", ".join(x for x in (f"{len(ids) - skipped} step(s) passed" if len(ids) > skipped else "",
+                                           f"{skipped} skipped" if skipped else "") if x)
+            self.console.print(f"  [dim]… {counts} ({_fmt(span)})[/]")
             self.budget.spend(1)
-            self._folded = []
+            self._folded, self._folded_skipped = [], 0
         self._folded_at = self.clock()
 
     def _release(self, held: _Held) -> None:

@@ -54,6 +54,23 @@ def test_fast_passing_steps_print_in_full_then_fold_into_a_line_a_second():
     assert len(lines) <= 40 + 10 * 1.0 + 1, lines[-5:]
 
 
+def test_a_folded_line_counts_skipped_steps_apart_from_passed_ones():
+    """`when:`-skipped steps folded with passing ones are counted as skipped, not as passed."""
+    rep, out, clock = _reporter()
+    for i in range(100):
+        _step(rep, clock, i, 5.0)  # uses up the burst
+    for i in range(100, 104):
+        key = f"steps/s{i}#1"
+        rep(ev.StepStarted(run_id="r", time=clock.t, step_key=key, step_id=f"s{i}", group="steps", check="wait"))
+        rep(ev.StepEnded(run_id="r", time=clock.t, step_key=key, outcome=ev.StepOutcome.SKIPPED,
+                         message="when: x == 1 is false"))
+    clock.t += 2.0
+    _step(rep, clock, 200, 5.0)
+    folded = [ln for ln in out.getvalue().splitlines() if "… " in ln]
+    [line] = [ln for ln in folded if "s103" in ln]
+    assert ", 4 skipped (" in line or line.startswith("  … 4 skipped ("), line
+
+
 def test_every_failure_prints_past_the_budget_one_line_each_in_order():
     rep, out, clock = _reporter()
     for i in range(20):
