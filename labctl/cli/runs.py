@@ -15,7 +15,8 @@ import click
 
 from labctl.cli._common import db_option_callback, run_filter_options
 
-DB_HELP = "results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else ~/.local/share/labctl/results.db)"
+DB_HELP = ("results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else results.db in "
+           "$LABCTL_HOME, else ~/.local/share/labctl)")
 OUTCOME_STYLE = {"passed": "green", "failed": "red", "error": "magenta", "aborted": "yellow",
                  "interrupted": "yellow", "running": "cyan", "PASS": "green", "FAIL": "red",
                  "MARGINAL": "yellow", "ERROR": "magenta", "INTERRUPTED": "yellow", "SKIPPED": "dim"}
