@@ -58,9 +58,11 @@ def _kind(rec: RunRecord, s: Step, skipped: frozenset[tuple[int, str]]) -> str |
     return "skipped" if (s.session, s.step_key) in skipped else _KIND.get(rec.outcome_of(s))
 
 
-def _case(suite: ET.Element, rec: RunRecord, s: Step, kind: str | None) -> None:
+def _case(suite: ET.Element, rec: RunRecord, s: Step, kind: str | None, title: str = "") -> None:
     case = ET.SubElement(suite, "testcase", classname=f"{rec.plan.name}.{s.group}", name=s.step_id,
                          time=f"{s.duration or 0.0:.3f}")
+    if title:  # the step's name: in the plan (a test case property, as pytest writes them)
+        ET.SubElement(ET.SubElement(case, "properties"), "property", name="title", value=title)
     outcome = rec.outcome_of(s)
     if kind:
         bad = [m for m in s.measurements if m.verdict == "FAIL"]
@@ -94,6 +96,7 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for rec in records:
         skipped = _unrun_skipped(rec)
+        titles = rec.plan.step_titles()
         suites = [(corner, steps, [_kind(rec, s, skipped) for s in steps]) for corner, steps in _suites(rec)]
         shown = any(k in ("failure", "error") for _corner, _steps, kinds in suites for k in kinds)
         run_case = rec.outcome in _NOT_PASSED and not shown  # in the first suite
@@ -126,7 +129,7 @@ def junit_tree(records: Sequence[RunRecord]) -> ET.Element:
                 if evidence:
                     ET.SubElement(props, "property", name=f"instrument.{i.role}", value=evidence)
             for s, kind in zip(steps, kinds, strict=True):
-                _case(suite, rec, s, kind)
+                _case(suite, rec, s, kind, titles.get(s.step_id, ""))
             if extra:
                 _run_case(suite, rec)
     for k, v in totals.items():

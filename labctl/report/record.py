@@ -209,6 +209,30 @@ class Plan:
     parameters: Mapping[str, Any]
     corners: tuple[Mapping[str, Any], ...]
 
+    def step_titles(self) -> dict[str, str]:
+        """Step id -> its ``name:`` (the title a plan gives a step), read from the plan text as
+        run: the plan's file and each file it included (a part that does not read is skipped)."""
+        import yaml
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        out: dict[str, str] = {}
+        for i, part in enumerate(self.text.split(_INCLUDED)):
+            try:
+                data = yaml.load(part.split("\n", 1)[1] if i else part, Loader=loader)  # noqa: S506 - a safe loader
+            except (yaml.YAMLError, IndexError):
+                continue
+            if not isinstance(data, dict):
+                continue
+            for section in ("setup", "steps", "teardown"):
+                for step in data.get(section) or []:
+                    if isinstance(step, dict) and isinstance(step.get("id"), str) and isinstance(step.get("name"), str):
+                        out.setdefault(step["id"], step["name"])
+        return out
+
+
+#: what separates each included file in a run's plan text (labctl.engine.runner._plan_text)
+_INCLUDED = "\n# ---- included: "
+
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:

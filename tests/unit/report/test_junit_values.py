@@ -96,3 +96,23 @@ def test_a_run_still_running_never_reads_as_passed(tmp_path):
     bare = dataclasses.replace(rec.instruments[0], idn="", asset_serial="", calibration_due=None)
     xml = junit_xml([dataclasses.replace(rec, instruments=(bare,), outcome="passed")])
     assert 'name="instrument.psu"' not in xml
+
+
+def test_a_steps_name_in_the_plan_is_its_title_in_the_reports():
+    """`name: Rails under load` (docs/plans.md: the step's title in reports): read from the plan
+    as run, its included files too; a test case property in JUnit, beside the id in HTML."""
+    import dataclasses
+
+    from labctl.report.html import render_html
+    from labctl.report.population import population
+
+    text = ("name: power-rails\nsteps:\n  - id: rails\n    name: Rails under load <5%>\n    check: power.rails\n"
+            "\n# ---- included: lib.yaml ----\nsteps:\n  - {id: fan, name: Fan spins, check: wait}\n")
+    rec = record(step("rails", "PASS"), step("fan", "PASS"), outcome="passed")
+    rec = dataclasses.replace(rec, plan=dataclasses.replace(rec.plan, text=text))
+    assert rec.plan.step_titles() == {"rails": "Rails under load <5%>", "fan": "Fan spins"}
+    xml = junit_xml([rec])
+    assert '<property name="title" value="Rails under load &lt;5%&gt;" />' in xml
+    assert '<property name="title" value="Fan spins" />' in xml
+    html = render_html(population([rec]))
+    assert "Rails under load &lt;5%&gt;" in html and "Fan spins" in html
