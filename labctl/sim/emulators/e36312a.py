@@ -226,14 +226,17 @@ class E36312A(QuestionableStatus, BenchInstrument):
     def ovp(self, call: Call) -> None:
         with self.bench.lock:
             for ch in self._channels(call):
-                top = max(abs(ch.v_max), abs(ch.v_min)) * 1.1
-                ch.ovp_level = call.number(0, minimum=0.0, maximum=top, default=top)
+                ch.ovp_level = call.number(0, minimum=0.0, maximum=_ovp_top(ch), default=_ovp_top(ch))
                 self._check_ovp(ch)
             self.sync()
 
     @scpi("[SOURce:]VOLTage:PROTection[:LEVel]?")
     def ovp_q(self, call: Call) -> str:
-        return ",".join(nr3(c.ovp_level) for c in self._channels(call))
+        """The OVP level of each output, or with ``MIN|MAX|DEF`` that limit."""
+        chans = self._channels(call)
+        if call.has(0):
+            return ",".join(nr3(call.number(0, minimum=0.0, maximum=_ovp_top(c), default=_ovp_top(c))) for c in chans)
+        return ",".join(nr3(c.ovp_level) for c in chans)
 
     @scpi("[SOURce:]VOLTage:PROTection:TRIPped?")
     def ovp_trip_q(self, call: Call) -> str:
@@ -304,6 +307,7 @@ class E36312A(QuestionableStatus, BenchInstrument):
 
     @scpi("OUTPut[:STATe]?")
     def outp_q(self, call: Call) -> str:
+        call.no_args()  # (``OUTP? MAX`` is -108)
         with self.bench.lock:
             self.sync()
             return ",".join(str(int(c.on and c.sourcing)) for c in self._channels(call))
@@ -374,3 +378,8 @@ class E36312A(QuestionableStatus, BenchInstrument):
     def pair(self, call: Call) -> None:
         if parse_choice(call.arg(0), ["OFF", "PARallel", "SERies"]) != "OFF":
             raise ScpiError(-221, "output pairing is not wired on this bench")
+
+
+def _ovp_top(ch: PsuChannel) -> float:
+    """The highest OVP level an output takes (its ``MAX``, and its default): 110 % of its range."""
+    return max(abs(ch.v_max), abs(ch.v_min)) * 1.1

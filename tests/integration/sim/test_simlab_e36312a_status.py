@@ -37,6 +37,17 @@ def test_ocp_delay_and_its_start_are_kept_per_output_with_their_limits(mvisa):
     replies(psu, [("CURR:PROT:DEL? (@1)", "+5.00000000E-02"), ("CURR:PROT:DEL:STAR? (@1)", "SCH")])
 
 
+def test_ovp_level_query_answers_its_limits_and_output_state_takes_no_parameter(mvisa):
+    """`VOLT:PROT? MIN|MAX` answer the limits (they had answered the setting); `OUTP? MAX` is -108."""
+    psu = mvisa("psu")
+    psu.write("VOLT:PROT 5.5,(@1)")
+    replies(psu, [("VOLT:PROT? (@1)", "+5.50000000E+00"), ("VOLT:PROT? MIN,(@1)", "+0.00000000E+00"),
+                  ("VOLT:PROT? MAX,(@1:2)", "+6.60000000E+00,+2.75000000E+01")])
+    psu.write("OUTP? MAX,(@1)")
+    assert [e.split(",")[0] for e in scpi_errors(psu)] == ["-108"]
+    psu.write("*RST")
+
+
 def test_an_ovp_trip_sets_the_questionable_ov_bit_latches_its_event_and_the_status_byte(mvisa):
     psu = mvisa("psu")
     replies(psu, [("STAT:QUES:COND? (@1)", "0"), ("STAT:QUES? (@1)", "0"), ("STAT:QUES:ENAB? (@1)", "0")])
