@@ -162,7 +162,7 @@ class MP1900A(BenchInstrument):
     def period(self, call: Call) -> None:
         if len(call.args) != 4:
             raise ScpiError(-109, "period is d,h,m,s")
-        d, h, m, s = (int(call.number(i, minimum=0, maximum=99 if i == 0 else 59)) for i in range(4))
+        d, h, m, s = (int(call.number(i, minimum=0, maximum=top)) for i, top in enumerate((99, 23, 59, 59)))
         total = d * 86400 + h * 3600 + m * 60 + s
         if total <= 0:
             raise ScpiError(-222, "period must be at least 1 s")

@@ -31,6 +31,11 @@ def test_gating_unit_is_time(mvisa):
     assert errors(bert) == []
     bert.write(":SENS:MEAS:EAL:UNIT ERR")  # error-count gating is not simulated
     assert [e.split(",")[0] for e in errors(bert)] == ["-224"]
+    bert.write(":SENS:MEAS:EAL:PER 1,23,59,59")
+    assert bert.query(":SENS:MEAS:EAL:PER?") == "1,23,59,59" and errors(bert) == []
+    bert.write(":SENS:MEAS:EAL:PER 1,25,0,0")  # hours are 0-23 (it had become 2,1,0,0)
+    assert [e.split(",")[0] for e in errors(bert)] == ["-222"]
+    assert bert.query(":SENS:MEAS:EAL:PER?") == "1,23,59,59"
 
 
 def test_results_are_quoted_strings(mvisa, clock):
