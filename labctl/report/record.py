@@ -260,7 +260,13 @@ class RunRecord:
 
     @property
     def duration(self) -> float | None:
-        return None if self.ended_at is None else self.ended_at - self.started_at
+        """Seconds the run ran: its sessions' time together when it was resumed (the time
+        between them is not counted), else from its start to its end."""
+        if self.ended_at is None:
+            return None
+        if len(self.sessions) > 1 and all(s.ended_at is not None for s in self.sessions):
+            return sum(s.ended_at - s.started_at for s in self.sessions)  # type: ignore[operator]
+        return self.ended_at - self.started_at
 
     @property
     def final_steps(self) -> tuple[Step, ...]:

@@ -165,7 +165,7 @@ def run_record_schema() -> dict[str, Any]:
         instrument_errors=(_list("instrument_error"), "instrument error-queue entries"),
         logs=(_list("log_entry"), "the run's log"), attachments=(_list("attachment"), "attached files"),
         schema_version=({"const": SCHEMA_VERSION}, "version of this form"),
-        duration=(_NUM_OR_NULL, "wall-clock seconds from start to end"),
+        duration=(_NUM_OR_NULL, "wall-clock seconds the run ran (a resumed run: its sessions together, not the time between them)"),
         summary=(_obj("Counts over the final attempts",
                       steps=(_counts("step outcome (RUNNING or INTERRUPTED for one that never ended) -> "
                                      "number of plan steps"), "plan steps (safe state left out)"),

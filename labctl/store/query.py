@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, func, literal, not_, or_, select
+from sqlalchemy import and_, case, func, literal, not_, or_, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
@@ -133,6 +133,18 @@ class RunFilters:
         return q.limit(self.limit) if self.limit else q
 
 
+def _ran_seconds() -> Any:
+    """How long the run's sessions ran together (NULL while one has not ended): a run resumed
+    after a weekend ran for its sessions, not for the weekend between them."""
+    rs = T.run_sessions
+    return (
+        select(case((func.count(rs.c.ended_at) == func.count(), func.sum(rs.c.ended_at - rs.c.started_at)),
+                    else_=None))
+        .where(rs.c.run_id == T.runs.c.id)
+        .scalar_subquery()
+    )
+
+
 def _runs_select(filters: RunFilters) -> Select:
     q = select(
         T.runs.c.id, T.runs.c.started_at, T.runs.c.ended_at, T.runs.c.outcome, T.runs.c.plan_name,
@@ -140,18 +152,25 @@ def _runs_select(filters: RunFilters) -> Select:
         T.runs.c.operator, T.runs.c.labctl_version, T.runs.c.host, T.runs.c.pid, T.runs.c.sessions,
         T.runs.c.resumed_from, T.runs.c.rerun_of, T.runs.c.message,
         _count_steps("PASS").label("steps_passed"), _count_steps("FAIL").label("steps_failed"),
-        _count_steps("ERROR").label("steps_error"),
+        _count_steps("ERROR").label("steps_error"), _ran_seconds().label("ran_s"),
     ).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
     return filters.where(q)
+
+
+def run_duration(started_at: float | None, ended_at: float | None, sessions: int | None, ran_s: float | None
+                 ) -> float | None:
+    """A run's duration: its sessions' time together when it was resumed, else end − start."""
+    if ended_at is None or started_at is None:
+        return None
+    if (sessions or 1) > 1 and ran_s is not None:
+        return float(ran_s)
+    return ended_at - started_at
 
 
 def list_runs(store: Store, filters: RunFilters | None = None, **kw: Any) -> list[dict[str, Any]]:
     """Runs newest first, as dicts (``filters``, or its fields as keywords: ``plan=…, since=…``)."""
     with store.read_engine.connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(_runs_select(filters or RunFilters(**kw)))]
-    for r in rows:
-        r["duration"] = (r["ended_at"] - r["started_at"]) if r["ended_at"] is not None else None
-    return rows
+        return _with_duration([dict(r._mapping) for r in conn.execute(_runs_select(filters or RunFilters(**kw)))])
 
 
 def find_run(store: Store, run_id: str) -> str:
@@ -298,9 +317,13 @@ def list_runs_by_id(store: Store, run_ids: list[str]) -> list[dict[str, Any]]:
     """The :func:`list_runs` rows of the given runs (newest first)."""
     q = _runs_select(RunFilters()).where(T.runs.c.id.in_(run_ids))
     with store.read_engine.connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(q)]
+        return _with_duration([dict(r._mapping) for r in conn.execute(q)])
+
+
+def _with_duration(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`_runs_select` rows with their ``duration`` (:func:`run_duration`)."""
     for r in rows:
-        r["duration"] = (r["ended_at"] - r["started_at"]) if r["ended_at"] is not None else None
+        r["duration"] = run_duration(r["started_at"], r["ended_at"], r["sessions"], r.pop("ran_s"))
     return rows
 
 
@@ -353,8 +376,10 @@ def runs(store: Store, **filters: Any) -> pd.DataFrame:
     """One row per run, newest first (filters: the fields of :class:`RunFilters`)."""
     q = _runs_select(RunFilters(**filters))
     df = _frame(store, q, ("started_at", "ended_at"))
-    df["duration_s"] = (df["ended_at"] - df["started_at"]).dt.total_seconds()
-    return df
+    span = (df["ended_at"] - df["started_at"]).dt.total_seconds()
+    resumed = (df["sessions"].fillna(1) > 1) & df["ran_s"].notna()
+    df["duration_s"] = span.where(~resumed, df["ran_s"])
+    return df.drop(columns=["ran_s"])
 
 
 def steps(store: Store, run_ids: str | list[str] | None = None) -> pd.DataFrame:

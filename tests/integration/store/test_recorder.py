@@ -219,6 +219,38 @@ def test_resume_continues_the_same_run_without_duplicates(store, db_url):
     assert s3 == [(0, 1, "INTERRUPTED", False), (1, 2, "PASS", True)]
 
 
+def test_a_resumed_runs_duration_is_its_sessions_not_the_gap_between_them(store):
+    """A run cut off and resumed an hour later ran for its two sessions (`labctl runs`, the
+    exports): the hour between them is not its duration."""
+    from labctl.report.record import load_records
+
+    rec = Recorder(store)
+    s = Script(rec, "gap-1", t0=time.time() - 100.0)
+    s.start()
+    s.step("s1", {"a": 0.75})
+    s.step("s2", {"b": 0.76}, end=False)  # killed here
+    rec.flush()
+    rec.close()
+    with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == "gap-1").values(pid=dead_pid()))
+    store.mark_interrupted()
+    bus = ev.EventBus()
+    bus.subscribe(Recorder(store))
+    s2 = Script(bus, "gap-1", t0=s.t + 3600.0)
+    s2.start(resumed_from="gap-1")
+    s2.step("s2", {"b": 0.76}, attempt=2)
+    s2.end()
+    assert bus.errors == []
+    sessions = query.run_detail(store, "gap-1")["sessions"]
+    ran = sum(x["ended_at"] - x["started_at"] for x in sessions)
+    assert ran < 200 and len(sessions) == 2  # (the first ends at its last heartbeat, about now)
+    [row] = [r for r in query.list_runs(store) if r["id"] == "gap-1"]
+    assert row["duration"] == pytest.approx(ran)
+    assert float(query.runs(store).set_index("id").loc["gap-1", "duration_s"]) == pytest.approx(ran)
+    [record] = load_records(store, ["gap-1"])
+    assert record.duration == pytest.approx(ran)
+
+
 def test_a_second_run_with_an_existing_id_is_refused(store):
     Script(Recorder(store), "dup-1").start()
     bus = ev.EventBus()
