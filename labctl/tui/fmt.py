@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from labctl.console import _fmt, format_value, visible
@@ -30,6 +31,12 @@ def plain(value: Any) -> Text:
     ``str`` as markup (``Static``): shown as it is, ``[/b]`` and all, control characters as
     escapes. A closing tag in a str there raises (Textual's ``MarkupError``)."""
     return Text(visible(str(value)))
+
+
+#: a screen of input fields: focus moves as tab arrives (a priority binding), so the keys
+#: typed after it in one burst (type-ahead, a scanner) go to the next field, not to this one
+FIELD_KEYS = [Binding("tab", "app.focus_next", show=False, priority=True),
+              Binding("shift+tab", "app.focus_previous", show=False, priority=True)]
 
 
 class PlainStatic(Static):

@@ -37,6 +37,7 @@ A front panel for the bench: the station, its plans, and the run in progress.
 |---|---|
 | `ctrl+s` / *Start* | start the run (when pre-flight has nothing blocking) |
 | `enter` | next field (a barcode scanner's Enter never starts a run) |
+| `tab` / `shift+tab` | next / previous field (keys typed after it, however fast, go to that field) |
 | `escape` | cancel |
 
 ## Run screen
@@ -61,6 +62,7 @@ dialog is withdrawn and the step ends ERROR.
 | `m` | mark a run; `c` compares the marked run with the one under the cursor |
 | `c` | (no mark) compare with the same DUT's previous run |
 | `r` | reload |
+| `tab` / `shift+tab` | next / previous filter field, the runs list |
 | `escape` | back |
 
 ## Run detail

@@ -49,6 +49,7 @@ class HistoryScreen(Screen):
         Binding("slash", "filters", "Filter"),
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "back", "Back"),
+        *fmt.FIELD_KEYS,
     ]
 
     def __init__(self, *, filters: dict[str, str] | None = None) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -75,7 +76,10 @@ def check_start(entry: PlanEntry, fixture: Any, status: StationStatus | None, du
 
 
 class StartRunScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "start", "Start", priority=True)]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "start", "Start", priority=True),
+                # Enter in a field moves on as the key arrives (a priority binding): the keys a
+                # scanner or a fast typist sends after it go to the next field, not all to this one
+                Binding("enter", "next_field", show=False, priority=True), *fmt.FIELD_KEYS]
 
     def __init__(self, entry: PlanEntry, status: StationStatus | None) -> None:
         super().__init__()
@@ -208,10 +212,12 @@ class StartRunScreen(ModalScreen[None]):
         self.dismiss(None)
         self.app.push_screen(RunScreen(session, self.entry))
 
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        """Enter (a barcode scanner ends with one) goes to the next field: it never starts a
-        run; starting takes ctrl+s or the Start button."""
+    def action_next_field(self) -> None:
+        """Enter (a barcode scanner ends with one) in a field goes to the next field: it never
+        starts a run; starting takes ctrl+s or the Start button. Elsewhere (a button, the
+        checkbox) Enter does what it does there."""
+        if not isinstance(self.focused, Input):
+            raise SkipAction()
         self.focus_next(Input)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from textual import events
 from textual.widgets import DataTable, Input, Static
 from tuikit import T0, ScreenApp, history_db, record_run, settle, use_utc
 
@@ -124,6 +125,17 @@ def test_filters_narrow_the_list_and_a_bad_date_says_how_to_write_it(db):
             await settle(pilot)
             status = str(app.screen.query_one("#history-status", Static).render())
             assert "the outcome filter 'broken': 'broken' is not a run outcome" in status, status
+            # a burst of keys (type-ahead): those after a tab land in the next field
+            for ident in ("plan", "dut", "station", "outcome"):
+                app.screen.query_one(f"#filter-{ident}", Input).value = ""
+            app.screen.query_one("#filter-plan", Input).focus()
+            await pilot.pause()
+            for key in [*"pro*", "tab", *"EVT"]:
+                app.post_message(events.Key(key, key if len(key) == 1 else None))
+            await settle(pilot)
+            assert app.screen.query_one("#filter-plan", Input).value == "pro*"
+            assert app.screen.focused.id != "filter-plan"
+            assert app.screen.focused.value == "EVT"
 
     asyncio.run(scenario())
 

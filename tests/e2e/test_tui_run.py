@@ -8,6 +8,7 @@ import re
 
 import pytest
 import pyvisa
+from textual import events
 from textual.widgets import Button, DataTable, Input, Label, RichLog, Static
 
 from labctl.fixture import load_fixture
@@ -91,6 +92,16 @@ async def test_start_form_checks_the_serial_and_overrides_before_anything_is_pow
         form.query_one("#dut", Input).focus()
         await pilot.press("enter")  # a scanner's Enter moves on, it never starts the run
         assert _screen_name(app) == "StartRunScreen" and app.focused is form.query_one("#operator", Input)
+        # a burst (a scanner, type-ahead): the keys after an Enter land in the next field
+        form.query_one("#dut", Input).value = ""
+        form.query_one("#operator", Input).value = ""
+        form.query_one("#dut", Input).focus()
+        await pilot.pause()
+        for key in [*"SIM-GOLD-0001", "enter", *"ope", "enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_for(pilot, lambda: form.query_one("#operator", Input).value == "ope", "the burst to be typed")
+        assert form.query_one("#dut", Input).value == "SIM-GOLD-0001"
+        assert _screen_name(app) == "StartRunScreen"
         await pilot.press("escape")
         assert _screen_name(app) == "StationScreen"
     assert not (tmp_path / "results.db").exists() or db_rows(tmp_path, "select count(*) from runs") == [(0,)]
