@@ -31,6 +31,7 @@ class E3631A(E36312A):
     default_serial = "0"
     over_range = 1.0  # (its channels' ratings are the programmable limits already)
     ocp_delay_default = 0.0  # no OCP delay: the protection trips at once
+    scpi_version = "1995.0"  # (the E3631A answers SYST:VERS? with the SCPI of its day)
 
     def reset(self) -> None:
         with self.bench.lock:

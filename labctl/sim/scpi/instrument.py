@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
@@ -302,9 +303,26 @@ class ScpiInstrument:
     def _syst_err_count(self, call: Call) -> str:
         return str(len(self.errors))
 
+    #: the SCPI version the instrument conforms to (``SYST:VERS?``)
+    scpi_version = "1999.0"
+
     @scpi("SYSTem:VERSion?")
     def _syst_version(self, call: Call) -> str:
-        return "1999.0"
+        return self.scpi_version
+
+    @scpi("SYSTem:DATE?")
+    def _syst_date(self, call: Call) -> str:
+        """The instrument's calendar (its clock is the host's): ``2026,12,07``."""
+        return time.strftime("%Y,%m,%d")
+
+    @scpi("SYSTem:TIME?")
+    def _syst_time(self, call: Call) -> str:
+        return time.strftime("%H,%M,%S")
+
+    @scpi("DISPlay[:WINDow]:TEXT[:DATA]", "DISPlay[:WINDow]:TEXT:CLEar")
+    def _display_text(self, call: Call) -> None:
+        """A message on the front panel: nobody reads the simulated one."""
+        return None
 
     @scpi("SYSTem:REMote", "SYSTem:LOCal", "SYSTem:RWLock", "SYSTem:BEEPer[:IMMediate]")
     def _syst_accept(self, call: Call) -> None:

@@ -226,3 +226,14 @@ def test_remembered_lines_are_bounded(toy):
         toy.process(f"VOLT {n % 6}.{n:04d}")
     assert len(toy._plans) <= MAX_PLANS
     assert toy.process("VOLT?") == f"{float(f'{(MAX_PLANS + 9) % 6}.{MAX_PLANS + 9:04d}'):+.8E}"
+
+
+def test_date_time_display_text_and_the_scpi_version_every_instrument_answers(toy):
+    """Commands a client written from a manual sends to any of them (they were -113)."""
+    import re
+
+    assert re.fullmatch(r"\d{4},\d{2},\d{2}", toy.process("SYST:DATE?"))
+    assert re.fullmatch(r"\d{2},\d{2},\d{2}", toy.process("SYSTem:TIME?"))
+    assert toy.process('DISP:TEXT "RUNNING"') is None and toy.process("DISPlay:WINDow:TEXT:CLEar") is None
+    assert toy.process("SYST:VERS?") == "1999.0"
+    assert drain(toy) == []
