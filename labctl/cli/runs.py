@@ -40,11 +40,19 @@ def _iso(t: float | None) -> str | None:
 
 
 def _dur(seconds: float | None) -> str:
+    """``42.1s``, ``2m05.3s``, ``1h02m05s``; a negative one (a wall clock set back between the
+    start and the end) as ``-3.5s``."""
     if seconds is None:
         return "-"
-    m, s = divmod(seconds, 60)
-    h, m = divmod(int(m), 60)
-    return f"{h}h{m:02d}m{int(s):02d}s" if h else f"{m}m{s:04.1f}s" if m else f"{s:.1f}s"
+    if seconds < 0:
+        return "-" + _dur(-seconds)
+    if seconds < 59.95:
+        return f"{seconds:.1f}s"
+    if seconds < 3599.5:
+        tenths = round(seconds * 10)
+        return f"{tenths // 600}m{tenths % 600 / 10:04.1f}s"
+    whole = round(seconds)
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m{whole % 60:02d}s"
 
 
 def _step_dur(step: dict[str, Any]) -> str:
@@ -197,7 +205,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
         return
     run = d["run"]
     console = _console()
-    dur = run["ended_at"] - run["started_at"] if run["ended_at"] is not None else None
+    dur = run["duration"]  # (of a resumed run: its sessions together, as `labctl runs` says)
     console.print(f"[bold]run {_data(run['id'])}[/bold]  {_styled(run['outcome'])}"
                   + (f"  {_data(run['message'])}" if run["message"] else ""))
     for label, value in (

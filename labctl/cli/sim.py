@@ -31,8 +31,12 @@ def serve(fixture_path: str, dut: str | None, time_scale: float | None) -> None:
 
     fixture = load_fixture(fixture_path)
     if time_scale is not None:
-        if not math.isfinite(time_scale) or time_scale <= 0:
-            raise UsageError(f"--time-scale {time_scale}: it must be a finite number > 0", hint="e.g. --time-scale 60")
+        from labctl.fixture.loader import TIME_SCALE_RANGE
+
+        lo, hi = TIME_SCALE_RANGE
+        if not math.isfinite(time_scale) or not lo <= time_scale <= hi:
+            raise UsageError(f"--time-scale {time_scale:g}: it must lie between {lo:g} and {hi:g} (as sim.time_scale)",
+                             hint="e.g. --time-scale 60")
         from labctl.sim.config import SimConfig
 
         cfg = fixture.sim or SimConfig()

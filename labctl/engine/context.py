@@ -143,7 +143,7 @@ class StepContext:
         self._limit_in = limit_in
         self._prompt_handler = prompt_handler
         self._started = clock.monotonic()
-        self.deadline = self._started + timeout if timeout else None
+        self.deadline = self._started + timeout if timeout is not None else None  # (0 s is a limit too)
         self.recorded: list[Recorded] = []
         self._never: threading.Event | None = None  # what teardown sleeps on: aborts must not cut cleanup short
         self.roles_used: set[str] = set()

@@ -290,6 +290,10 @@ def run_detail(store: Store, run_id: str) -> dict[str, Any]:
     ms = measurement_rows(store, run_id)
     rank = {"FAIL": 0, "MARGINAL": 1}
     ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
+    sessions = child["sessions"]
+    ran = sum(x["ended_at"] - x["started_at"] for x in sessions) \
+        if sessions and all(x["ended_at"] is not None for x in sessions) else None
+    run["duration"] = run_duration(run["started_at"], run["ended_at"], len(sessions), ran)
     return {"run": run, "steps": step_rows(store, run_id), "measurements": ms, **child}
 
 

@@ -31,9 +31,10 @@ def run_summary(run: dict[str, Any], widget: Any, steps: list[dict[str, Any]] | 
     text.append(f"  plan {run['plan_name']} v{run.get('plan_version') or '?'}  DUT {run.get('dut_serial') or '-'}"
                 f"  station {run['station']}  operator {run.get('operator') or '-'}\n")
     text.append_text(fmt.styled(run["outcome"], widget))
-    ended = run.get("ended_at")
-    text.append(f"  started {fmt.when(run['started_at'])}  "
-                f"took {fmt.duration(ended - run['started_at']) if ended else '-'}")
+    took = run.get("duration")  # (of a resumed run: its sessions together)
+    if took is None and run.get("ended_at") is not None:
+        took = run["ended_at"] - run["started_at"]
+    text.append(f"  started {fmt.when(run['started_at'])}  took {fmt.duration(took) if took is not None else '-'}")
     if steps is not None:
         plan_steps = [s for s in steps if s["final"] and s["check"] != "safe_state"]
         counts = {o: sum(1 for s in plan_steps if s["outcome"] == o) for o in ("PASS", "FAIL", "ERROR")}

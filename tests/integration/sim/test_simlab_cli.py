@@ -81,6 +81,16 @@ def test_serve_with_a_missing_fixture_exits_4(tmp_path):
     assert "nope.yaml" in res.stderr and "Traceback" not in res.stderr
 
 
+@pytest.mark.parametrize("scale", ["1e9", "0.0001", "0"])
+def test_serve_refuses_a_time_scale_the_fixture_could_not_hold(tmp_path, scale):
+    """--time-scale lies in sim.time_scale's range (0.001 to 10000), as docs/fixtures.md says."""
+    path = isolated_fixture(tmp_path)
+    res = subprocess.run([sys.executable, "-m", "labctl", "sim", "serve", "--fixture", str(path), "--time-scale", scale],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 4, res.stdout + res.stderr
+    assert "must lie between 0.001 and 10000" in res.stderr and "Traceback" not in res.stderr
+
+
 def labctl_sim(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "labctl", "sim", *args], capture_output=True, text=True, timeout=60)
 

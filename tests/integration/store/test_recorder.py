@@ -249,6 +249,7 @@ def test_a_resumed_runs_duration_is_its_sessions_not_the_gap_between_them(store)
     assert float(query.runs(store).set_index("id").loc["gap-1", "duration_s"]) == pytest.approx(ran)
     [record] = load_records(store, ["gap-1"])
     assert record.duration == pytest.approx(ran)
+    assert query.run_detail(store, "gap-1")["run"]["duration"] == pytest.approx(ran)  # `labctl runs show`
 
 
 def test_a_second_run_with_an_existing_id_is_refused(store):
