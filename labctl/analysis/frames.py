@@ -83,7 +83,8 @@ def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
         df[side] = pd.to_numeric(df[side], errors="coerce")
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
     df["time"] = pd.to_datetime(df["time"], utc=True) if "time" in df.columns else pd.NaT
-    days = df["time"].dt.floor("D")
+    # the day as the date filters read it (``--since 2026-11-30``: local time), not the UTC day
+    days = df["time"].dt.tz_convert(_local_zone()).dt.floor("D", ambiguous=True, nonexistent="shift_forward")
     codes, uniques = pd.factorize(days)
     df["date"] = np.append(np.asarray(uniques.strftime("%Y-%m-%d"), dtype=object), "").take(
         np.where(codes < 0, len(uniques), codes))  # each distinct day formatted once
@@ -107,3 +108,11 @@ def field_column(field: str) -> str:
     if col is None:
         raise UsageError(f"unknown field {field!r}", hint=f"use one of: {', '.join(FIELDS)}")
     return col
+
+
+def _local_zone() -> Any:
+    """This machine's time zone (``$TZ`` or the system's, with its daylight saving), as the date
+    filters use it."""
+    from dateutil import tz
+
+    return tz.tzlocal()

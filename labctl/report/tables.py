@@ -77,9 +77,10 @@ def instruments_frame(records: Sequence[RunRecord]) -> pd.DataFrame:
 
 
 def calibrated_at(instrument: Instrument, t: float) -> bool | None:
-    """Whether the instrument's calibration was still due on or after the day of ``t`` (local
-    date); None when no due date is recorded or it cannot be read."""
-    from datetime import date, datetime
+    """Whether the instrument's calibration was still due on or after the day of ``t`` (its UTC
+    date: every reader of the report gets the same answer, wherever the report is made); None
+    when no due date is recorded or it cannot be read."""
+    from datetime import UTC, date, datetime
 
     if not instrument.calibration_due:
         return None
@@ -87,7 +88,7 @@ def calibrated_at(instrument: Instrument, t: float) -> bool | None:
         due = date.fromisoformat(instrument.calibration_due[:10])
     except ValueError:
         return None
-    return due >= datetime.fromtimestamp(t).date()
+    return due >= datetime.fromtimestamp(t, UTC).date()
 
 
 def write_csv(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:

@@ -68,6 +68,26 @@ def test_calibration_at_the_run_is_judged_by_the_day_it_started():
     assert calibrated_at(due(None), T0) is None and calibrated_at(due("soon"), T0) is None
 
 
+@pytest.mark.parametrize("zone", ["UTC", "America/Los_Angeles", "Pacific/Kiritimati"])
+def test_calibration_at_the_run_is_the_same_wherever_the_report_is_made(monkeypatch, zone):
+    """Due 2025-11-24, a run at 2025-11-24T23:30Z: Los Angeles (still the 24th) and Kiritimati
+    (already the 25th) export the same answer as UTC (they had answered True and False)."""
+    import time
+
+    from labctl.report.record import Instrument
+    from labctl.report.tables import calibrated_at
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        t = 1_764_027_000.0  # 2025-11-24T23:30:00Z
+        assert calibrated_at(Instrument("psu", "d", "r", "idn", "A1", "2025-11-24", 0), t) is True
+        assert calibrated_at(Instrument("psu", "d", "r", "idn", "A1", "2025-11-23", 0), t) is False
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_csv_writes_recorded_text_a_spreadsheet_would_run_as_a_formula_as_text(tmp_path):
     """An answer, a DUT serial or a plan version beginning with =, +, -, @ opens in a
     spreadsheet as text (a leading '), never as a formula (CSV injection); numbers stay numbers."""
