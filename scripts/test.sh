@@ -9,6 +9,9 @@ command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmu
 # bench/step_instructions.py counts a step's instructions under valgrind (its smoke test runs it)
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; } >/dev/null \
   || { echo "valgrind is needed by tests/bench/test_bench_scripts.py: install it (apt-get install valgrind)" >&2; exit 1; }
+# tests/integration/store/test_clock_skew.py runs labctl on a clock set ahead (libfaketime)
+command -v faketime >/dev/null || { apt-get update -qq && apt-get install -y -qq faketime; } >/dev/null \
+  || { echo "faketime is needed by tests/integration/store/test_clock_skew.py: install it (apt-get install faketime)" >&2; exit 1; }
 PY=${PYTHON:-python3}
 # The HTML report's browser tests drive the system Chromium (never a downloaded browser build).
 if ! command -v chromium >/dev/null 2>&1; then

@@ -256,7 +256,7 @@ def reap(store: Store, now: float | None = None) -> list[int]:
     agent now, its process is dead (same host), or its heartbeat is stale."""
     from labctl.store.owner import this_host
 
-    now = time.time() if now is None else now
+    now = store.now() if now is None else now  # (the clock the stations' heartbeats are stamped with)
     with store.read_engine.connect() as conn:
         rows = conn.execute(
             select(jobs.c.id, jobs.c.agent_id, jobs.c.claimed_by, jobs.c.portable, jobs.c.station,

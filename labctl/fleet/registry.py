@@ -11,7 +11,6 @@ refused, an agent that died is replaced.
 from __future__ import annotations
 
 import datetime as dt
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +59,7 @@ def register(store: Store, info: StationInfo, agent_id: str, pid: int, heartbeat
     """Register (or take over, when its last agent is gone) the station; refuse a second agent."""
     from labctl import __version__
 
-    now = time.time()
+    now = store.now()  # (the database's clock: stations whose clocks differ agree about liveness)
     values = dict(host=this_host(), pid=pid, owner_token=process_token(pid), agent_id=agent_id,
                   fixture_path=info.fixture_path, fixture_text=info.fixture_text, classes=info.classes,
                   instruments=info.instruments, calibration_due=info.calibration_due, labctl_version=__version__,
@@ -82,7 +81,7 @@ def heartbeat(store: Store, station: str, agent_id: str, **status: Any) -> bool:
     """Refresh the station's heartbeat and status; False when another agent holds it now."""
     with store.engine.begin() as conn:
         res = conn.execute(update(stations).where(stations.c.id == station, stations.c.agent_id == agent_id)
-                           .values(heartbeat_at=time.time(), **status))
+                           .values(heartbeat_at=store.now(), **status))
         return res.rowcount == 1
 
 
@@ -107,7 +106,7 @@ def stopped(store: Store, station: str, agent_id: str, message: str) -> None:
 
 def list_stations(store: Store, now: float | None = None) -> list[dict[str, Any]]:
     """Every registered station with its state, as ``labctl stations`` shows it."""
-    now = time.time() if now is None else now
+    now = store.now() if now is None else now
     depth = queue_depth(store)
     with store.read_engine.connect() as conn:
         rows = conn.execute(select(stations).order_by(stations.c.id)).all()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,7 +284,7 @@ class DbSink:
             return  # replayed: already recorded
         existing = conn.execute(select(runs.c.plan_hash, runs.c.sessions).where(runs.c.id == b.run_id)).first()
         owner = {
-            "host": e.host, "pid": e.pid, "heartbeat_at": time.time(),  # wall clock, not the run clock
+            "host": e.host, "pid": e.pid, "heartbeat_at": self.store.now(),  # the database's clock, not the run's
             "owner_token": process_token(e.pid) if e.host == this_host() else "",
             "heartbeat_interval": self.heartbeat_interval, "labctl_version": e.labctl_version,
         }

@@ -189,6 +189,7 @@ class Store:
             self.engine = self.read_engine = _postgres_engine(url)
         else:
             raise StoreError(f"unsupported database {self.display_url}")
+        self._clock_offset: float | None = 0.0 if self.dialect != "postgresql" else None
         try:
             self.schema = migrate.check(self.engine, self.display_url, self.read_engine,
                                         may_migrate=not self.read_only)
@@ -203,6 +204,22 @@ class Store:
         except BaseException:  # a schema this labctl cannot use: its connections go too
             self.close()
             raise
+
+    def now(self) -> float:
+        """Wall-clock epoch seconds on the database's clock: heartbeats are stamped and judged
+        with it, so that stations whose clocks differ agree about which run or agent is alive
+        (PostgreSQL: the server's clock, its offset from this host's read once; SQLite, a file
+        of this host: this host's clock)."""
+        if self._clock_offset is None:
+            try:
+                with self.read_engine.connect() as conn:
+                    before = time.time()
+                    server = float(conn.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar())
+                    after = time.time()
+                self._clock_offset = server - (before + after) / 2
+            except SQLAlchemyError:
+                return time.time()  # read again next time; the call that needs the database fails anyway
+        return time.time() + self._clock_offset
 
     def close(self) -> None:
         self.engine.dispose()
@@ -224,7 +241,7 @@ class Store:
         another process); a run of another host is dead when its heartbeat is older than
         ``STALE_FACTOR`` × its heartbeat interval. A live run is never touched.
         """
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         host = this_host()
         marked: list[str] = []
         with self.read_engine.connect() as conn:
@@ -285,7 +302,7 @@ class Store:
         A run of ours that another host marked ``interrupted`` (our heartbeats did not reach
         the database for a while) is taken back: it is alive, so it is ``running`` again.
         """
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         mine = (runs.c.id == run_id, runs.c.pid == pid, runs.c.host == this_host())
         with self.engine.begin() as conn:
             res = conn.execute(update(runs).where(*mine, runs.c.outcome == "running").values(heartbeat_at=now))
