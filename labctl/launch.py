@@ -165,7 +165,33 @@ def resolve_fixture(path: str | None, notes: list[str], time_scale: float | None
         if not time_scale > 0:
             raise UsageError(f"time scale must be > 0, got {time_scale:g}")
         fixture = fixture.model_copy(update={"sim": fixture.sim.model_copy(update={"time_scale": time_scale})})
+    served = served_time_scale(fixture)
+    if served is not None and served != fixture.sim.time_scale:
+        # the served lab's physics run at its scale (`sim serve --time-scale`): the run's waits
+        # and timeouts must too, or a soak settles in an impossible time
+        notes.append(f"the simulated lab serving this fixture runs at time x{served:g} (the fixture says "
+                     f"x{fixture.sim.time_scale:g}): the run's clock follows the lab")
+        fixture = fixture.model_copy(update={"sim": fixture.sim.model_copy(update={"time_scale": served})})
     return fixture
+
+
+def served_time_scale(fixture: Any) -> float | None:
+    """The time scale of the simulated lab already serving ``fixture`` (``labctl sim serve``),
+    read from its control socket; None when the fixture has no simulated lab or none serves it."""
+    sim = getattr(fixture, "sim", None)
+    if sim is None or not sim.enabled:
+        return None
+    from labctl.errors import LabctlError
+    from labctl.sim.control import control_request, default_control_path
+
+    path = default_control_path(fixture)
+    if not path.exists():
+        return None
+    try:
+        scale = control_request(path, {"op": "state"}, timeout=2.0).get("time_scale")
+    except (LabctlError, OSError, ValueError):
+        return None  # a lab that does not answer is found out by the pre-flight
+    return float(scale) if isinstance(scale, int | float) and scale > 0 else None
 
 
 def execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: Callable[[str], None] = print,

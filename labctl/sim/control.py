@@ -46,6 +46,7 @@ def lab_state(lab: Any, slot: str | None = None) -> dict[str, Any]:
         ch1 = bench.psu[1]
         return {
             "time": round(t, 3),
+            "time_scale": getattr(bench.clock, "scale", 1.0),  # simulated seconds per wall second
             "dut": b.params.serial,
             "variant": b.params.variant,
             "dut_faults": list(b.params.faults),
