@@ -157,6 +157,8 @@ def _fitted(old: Any, new: Any, text: str) -> Any:
         if number:
             return Quantity(float(new), "")  # a bare number is a plain ratio (0.1 = 10 %), as in a plan
         return new if isinstance(new, Quantity) and new.compatible("ratio") else REFUSED
+    if isinstance(old, Quantity) and old.unit and old.dimension == "time" and number:
+        return Quantity(float(new), "s")  # durations take a bare number of seconds (docs/plans.md)
     if isinstance(old, Quantity) and old.unit:
         return new if isinstance(new, Quantity) and new.compatible(old.dimension) else REFUSED
     if isinstance(old, int | float | Quantity):  # a plain number

@@ -422,6 +422,19 @@ def test_set_values_follow_plan_yaml_rules(tmp_path):
     assert loaded.parameters["vlow"].to("V") == pytest.approx(4.0)
 
 
+def test_set_of_a_duration_takes_a_bare_number_of_seconds(tmp_path):
+    """docs/plans.md: durations take a bare number of seconds (--set soak_hold=90 was refused)."""
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        parameters: {hold: 5 min}
+        steps:
+          - {id: w, check: wait, args: {duration: "${hold}"}}
+        """)
+    assert load_plan(plan, parse_overrides(["hold=90"])).parameters["hold"].to("s") == pytest.approx(90.0)
+    _, errors = check_plan(plan, parse_overrides(["hold=90 V"]))
+    assert [e.message for e in errors] == ["--set hold=90 V: 90 V does not fit hold (default 5 min, a time)"]
+
+
 def test_quoted_numbers_are_text_and_integers_are_yaml_1_2(tmp_path):
     # docs/plans.md: a text parameter takes the text as typed; plans are read as YAML 1.2
     plan = write(tmp_path, "p.yaml", """\
