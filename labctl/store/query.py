@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, case, func, literal, not_, or_, select
@@ -45,8 +45,10 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
         return None
     if isinstance(value, int | float):
         return float(value)
-    if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    if isinstance(value, datetime):  # one without a zone is local time, as a typed date-time is
+        return (value if value.tzinfo else value.astimezone()).timestamp()
+    if isinstance(value, date):
+        value = value.isoformat()
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)\s*", value)
     if m:
         return (time.time() if now is None else now) - float(m.group(1)) * _UNITS[m.group(2)]
@@ -57,7 +59,7 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
             f"cannot read {option} {value!r}",
             hint="use an age like 30m, 12h, 7d or a date like 2026-11-30 or 2026-11-30T08:00",
         ) from None
-    if option == "--until" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+    if option == "--until" and re.fullmatch(r"\d{4}-?\d{2}-?\d{2}", value.strip()):  # (2026-11-30, 20261130)
         dt += timedelta(days=1)
     return (dt if dt.tzinfo else dt.astimezone()).timestamp()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -66,6 +66,9 @@ def test_since_accepts_ages_dates_and_datetimes():
     assert parse_since(datetime(2026, 11, 30, tzinfo=UTC)) == datetime(2026, 11, 30, tzinfo=UTC).timestamp()
     assert parse_since("2026-11-30T08:00+00:00") == datetime(2026, 11, 30, 8, tzinfo=UTC).timestamp()
     assert abs(parse_since("2026-11-30") - time.mktime((2026, 11, 30, 0, 0, 0, 0, 0, -1))) < 1
+    # a date or a date-time without a zone from Python reads as local time, as typed ones do
+    assert parse_since(datetime(2026, 11, 30, 8)) == parse_since("2026-11-30T08:00")
+    assert parse_since(date(2026, 11, 30)) == parse_since("2026-11-30")
     assert parse_since(None) is None
     with pytest.raises(UsageError, match="cannot read --since"):
         parse_since("yesterday-ish")
@@ -73,6 +76,7 @@ def test_since_accepts_ages_dates_and_datetimes():
 
 def test_until_a_date_includes_that_whole_day():
     assert abs(parse_since("2026-11-30", option="--until") - time.mktime((2026, 12, 1, 0, 0, 0, 0, 0, -1))) < 1
+    assert parse_since("20261130", option="--until") == parse_since("2026-11-30", option="--until")
     assert parse_since("2026-11-30T08:00+00:00", option="--until") == datetime(2026, 11, 30, 8, tzinfo=UTC).timestamp()
     with pytest.raises(UsageError, match="cannot read --until"):
         parse_since("soon", option="--until")
