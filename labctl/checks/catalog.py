@@ -420,6 +420,15 @@ class ThermalSoakArgs(CheckArgs):
         rate = self.ramp_rate.to("K/s")
         return abs(self.setpoint.to("degC") - ROOM_TEMPERATURE_C) / rate + self.hold
 
+    def time_warnings(self) -> list[tuple[str, str]]:
+        from labctl.plan.loaded import format_seconds
+
+        est = self.estimate_seconds()
+        if est <= self.timeout:
+            return []
+        return [("timeout", f"timeout {format_seconds(self.timeout)} is shorter than the {format_seconds(est)} the "
+                            f"ramp from room temperature and the {format_seconds(self.hold)} hold take")]
+
 
 @register_check("thermal.under_load", roles=("dut", "psu"))
 class ThermalUnderLoadArgs(CheckArgs):

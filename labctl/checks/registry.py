@@ -110,6 +110,12 @@ class CheckArgs(BaseModel):
         station: ``(argument, message, hint)`` each (a check whose run would only find it then)."""
         return []
 
+    def time_warnings(self) -> list[tuple[str, str]]:
+        """``(argument, warning)`` for an argument that bounds the check's own time and looks too
+        short for what the check is expected to do (``labctl validate`` warns; the run may still
+        pass, e.g. when the chamber is nearer the setpoint than the estimate assumes)."""
+        return []
+
 
 @dataclass
 class CheckSpec:

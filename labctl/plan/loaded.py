@@ -534,6 +534,9 @@ def _refuse_broken(t: Template, env: dict[str, Any], pos: Callable[[], Pos | Non
 
 
 def format_seconds(seconds: float) -> str:
+    """``5ms``, ``0.5s``, ``42s``, ``2m05s``, ``1h02m``."""
+    if seconds < 1:
+        return f"{seconds * 1000:.3g}ms" if seconds < 0.1 else f"{seconds:.2g}s"
     s = int(round(seconds))
     if s < 60:
         return f"{s}s"

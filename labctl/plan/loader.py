@@ -524,8 +524,15 @@ class _Context(StationChecks, Overrides):
                 self._timeout_vs_estimate(loaded, step, args, timeout)
 
     def _timeout_vs_estimate(self, loaded: LoadedPlan, step: Step, args: Any, timeout: float | None) -> None:
-        """A step timeout shorter than what the check needs to do its job is a warning."""
-        if args is None or timeout is None:
+        """A step timeout, or a check's own time limit, shorter than what the check needs to
+        do its job is a warning."""
+        if args is None:
+            return
+        for field, text in args.time_warnings():
+            pos = self.pos((*loaded.step_path(step), "args", field))
+            where = f"{pos.file}:{pos.line}:{pos.column}: " if pos else ""
+            loaded.warnings.append(f"{where}step {step.id!r}: {text}")
+        if timeout is None:
             return
         est = args.estimate_seconds()
         if est is not None and est > timeout:

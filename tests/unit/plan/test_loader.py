@@ -317,6 +317,27 @@ def test_timeout_shorter_than_the_check_needs_is_a_warning(tmp_path):
     ]
 
 
+def test_a_soak_whose_own_timeout_cannot_hold_the_ramp_and_the_hold_is_a_warning(tmp_path):
+    """thermal.soak to 0 degC at 5 degC/min (5 min from room) and a 10 min hold within 12 min
+    could only fail ('not stable … within 12m'); validate said ok. A sub-second step timeout is
+    written in ms (it read 'timeout 0s')."""
+    plan = write(tmp_path, "p.yaml", """\
+        name: p
+        steps:
+          - id: soak
+            check: thermal.soak
+            args: {setpoint: 0 degC, ramp_rate: 5 degC/min, hold: 10 min, timeout: 12 min}
+          - {id: w, check: wait, args: {duration: 1 s}, timeout: 5 ms}
+        """)
+    loaded, errors = check_plan(plan)
+    assert errors == []
+    assert loaded.warnings == [
+        f"{plan}:5:76: step 'soak': timeout 12m00s is shorter than the 15m00s the ramp from room temperature "
+        "and the 10m00s hold take",
+        f"{plan}:6:58: step 'w': timeout 5ms is shorter than the 1s wait is expected to take",
+    ]
+
+
 def test_describe_expansion_lists_the_run_order(plan_path):
     lines = load_plan(plan_path).describe_expansion()
     assert lines[0].split() == ["1", "setup", "prep", "(wait)", "~1s"]
