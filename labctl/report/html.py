@@ -297,6 +297,8 @@ def _run_details(data: Population, m: pd.DataFrame, m_all: pd.DataFrame) -> list
     if len(data.steps):
         st = data.steps.assign(outcome=data.steps["outcome"].fillna("running"),
                                duration=[num(x, 3) for x in data.steps["duration"]],
+                               # a time-scaled simulated bench: the simulated time beside the wall time
+                               duration_sim=[_sim_time(x) for x in data.steps["duration_sim"]],
                                message=data.steps["message"].fillna(""))
         for row in st.to_dict("records"):
             steps.setdefault(row["run"], []).append(row)
@@ -401,3 +403,14 @@ def write_runs_report(db: str | None, run_ids: Sequence[str], path: str | Path) 
     from labctl.report.record import load_records
 
     return str(export(load_records(db, list(run_ids)), "html", path).resolve())
+
+
+def _sim_time(seconds: Any) -> str:
+    """A step's simulated duration as people read it (``5m25s``); empty off a simulated bench."""
+    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+        return ""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    whole = round(seconds)
+    h, m, s = whole // 3600, whole % 3600 // 60, whole % 60
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"

@@ -15,7 +15,8 @@ from labctl.report.record import RunRecord, format_pairs, measurements_frame
 
 RUN_COLUMNS = ["run", "plan", "version", "station", "DUT", "operator", "started", "ended", "outcome",
                "message", "labctl_version"]
-STEP_COLUMNS = ["run", "step", "title", "corner", "attempt", "outcome", "duration", "message", "final"]
+STEP_COLUMNS = ["run", "step", "title", "corner", "attempt", "outcome", "duration", "duration_sim", "message",
+                "final"]
 SAMPLE_COLUMNS = ["run", "step", "series", "time", "value", "unit"]
 
 
@@ -48,7 +49,7 @@ def population(records: Sequence[RunRecord], *, samples: bool = True, title: str
     runs["ended"] = _utc([r.ended_at for r in records])
     titles = {r.run_id: r.plan.step_titles() for r in records}
     steps = pd.DataFrame([(r.run_id, s.step_id, titles[r.run_id].get(s.step_id, ""), format_pairs(s.corner), s.attempt,
-                           s.outcome, s.duration, s.message, s.final)
+                           s.outcome, s.duration, s.duration_sim, s.message, s.final)
                           for r in records for s in r.steps if not s.is_safe_state], columns=STEP_COLUMNS)
     smp = pd.DataFrame([(r.run_id, s.step_id, x.series, x.time, x.value, x.unit)
                         for r in records for s in r.steps for x in s.samples] if samples else [],
