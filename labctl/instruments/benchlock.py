@@ -74,7 +74,7 @@ class BenchLock:
         self._make_dir()
         me = {"pid": os.getpid(), "host": socket.gethostname(), "station": self.station,
               "command": " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:300],
-              "since": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+              "since": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}  # (one zone for every reader)
         try:
             for key, resource in self._wanted:
                 path = self.directory / _file_for(key)

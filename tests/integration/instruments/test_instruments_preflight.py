@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import pytest
 
@@ -178,6 +179,7 @@ def test_a_check_and_the_tui_keep_off_a_bench_a_run_is_driving(tmp_path, labctl)
         res = labctl("instruments", "check", "--fixture", str(path))
         assert res.returncode == 2, res.stdout + res.stderr
         assert "is in use by process" in res.stdout + res.stderr
+        assert re.search(r"since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC", res.stdout + res.stderr)  # one zone for all
         assert "Traceback" not in res.stdout + res.stderr
         status = poll_station(fixture)
         assert status.instruments == ()
