@@ -392,11 +392,11 @@ class Runner:
         began: tuple[float, float] | None = None  # (wall, monotonic) at the first attempt's start
         for attempt in range(first + done, first + attempts):
             attempt_key = f"{key}#{attempt}"
-            start = self.clock.monotonic()
+            start, started_at = self.clock.monotonic(), self._now()
             if began is None:
-                began = (self._now(), start)
+                began = (started_at, start)  # (the time the record of the step's start carries)
             self.bus.publish(StepStarted(
-                run_id=self.run_id, time=self._now(), step_key=attempt_key, step_id=step_id, group=ps.group,
+                run_id=self.run_id, time=started_at, step_key=attempt_key, step_id=step_id, group=ps.group,
                 check=check, corner=_jsonable(corner), corner_index=ps.corner.index if ps.corner else None,
                 attempt=attempt, tags=(*step.tags, REPLAY_TAG) if replay else tuple(step.tags)))
             ctx = StepContext(
