@@ -47,7 +47,7 @@ class CompareScreen(Screen):
         table = fmt.TextTable(id="compare-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("step", "measurement", "A", "B", "Δ", "Δ %", "verdict A → B", "limits")
         yield table
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

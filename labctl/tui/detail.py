@@ -77,7 +77,7 @@ class RunDetailScreen(Screen):
         steps = fmt.TextTable(id="detail-steps", cursor_type="row", zebra_stripes=True)
         steps.add_columns("step", "corner", "try", "outcome", "time", "message")
         yield steps
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one("#detail-measurements", DataTable).focus()

@@ -70,7 +70,7 @@ class HistoryScreen(Screen):
         table.add_columns("", "started", "outcome", "plan", "DUT", "station", "steps", "time", "run", "note")
         yield table
         yield fmt.PlainStatic(LOADING, id="history-status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -36,7 +36,7 @@ class RerunConfirm(Screen):
     def compose(self) -> ComposeResult:
         yield fmt.PlainStatic("Re-run", classes="screen-title")
         yield fmt.PlainStatic("working out what to run…", id="rerun-question", classes="dialog-text")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.work_out()

@@ -48,8 +48,8 @@ class RunScreen(Screen[None]):
     COMPONENT_CLASSES = STATUS_CLASSES
     BINDINGS = [
         Binding("a", "abort", "Abort"),
-        Binding("l", "toggle_io", "Instrument I/O"),
-        Binding("m", "toggle_measurements", "All/step measurements"),
+        Binding("l", "toggle_io", "I/O"),  # (short: every key of the screen fits 80 columns)
+        Binding("m", "toggle_measurements", "All"),  # (all measurements, or the step's)
         Binding("p", "next_plot", "Plot"),
         Binding("escape", "back", "Back"),
     ]
@@ -99,7 +99,7 @@ class RunScreen(Screen[None]):
                 yield fmt.TextTable(id="run-interlocks", cursor_type="none")
             with Vertical(id="log-pane", classes="pane"):
                 yield RichLog(id="run-log", wrap=True, markup=False, max_lines=2000, min_width=10)  # wrapped to the pane
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one("#steps-pane").border_title = "Steps"

@@ -63,7 +63,7 @@ class StationScreen(Screen[None]):
             with Vertical(id="plans-pane", classes="pane"):
                 yield fmt.TextTable(id="plans", cursor_type="row", zebra_stripes=True)
             yield fmt.PlainStatic("", id="plan-detail", classes="pane")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one("#instruments-pane").border_title = "Instruments"

@@ -45,7 +45,7 @@ class StationsScreen(Screen):
         table.add_columns(*COLUMNS)
         yield table
         yield fmt.PlainStatic("reading the registry…", id="stations-status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -128,7 +128,7 @@ class WatchScreen(Screen):
                 ms = fmt.TextTable(id="watch-measurements", cursor_type="row")
                 ms.add_columns("time", "step", "measurement", "value", "limits", "verdict")
                 yield ms
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # (every key fits 80 columns; ctrl+p: help)
 
     def on_mount(self) -> None:
         self.query_one("#watch-runs", DataTable).focus()
