@@ -78,6 +78,7 @@ class RunScreen(Screen[None]):
         self._log_backlog: list[tuple[str, str]] = []  # log lines that came while the I/O was shown
         self._follow: TreeNode | None = None  # the newest step's node: the tree scrolls to it
         self._open_group: str | None = None  # the group of the steps the run is in (the others fold)
+        self._over = False  # the run's end has been shown
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -467,10 +468,16 @@ class RunScreen(Screen[None]):
                             markup=False)
 
     # ------------------------------------------------------------------ end
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A run that is over has nothing to abort: its key leaves the footer."""
+        return not (action == "abort" and (self.session.finished or self._over))
+
     def _finished(self) -> None:
         s = self.session
         for part in ("#run-head", "#run-progress-row"):  # the last words are not cut to 3 lines
             self.query_one(part).add_class("-ended")
+        self._over = True
+        self.refresh_bindings()
         self._render_head()
         if s.error is not None:
             self.query_one("#run-head", Static).update(

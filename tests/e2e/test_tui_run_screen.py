@@ -311,3 +311,6 @@ async def test_a_run_over_shows_its_last_words_whole():
         assert "safe-state.dut: not confirmed" in str(text.render())
         row = screen.query_one("#run-progress-row")
         assert text.region.height > 3 and row.region.height >= text.region.height  # nothing cut off
+        await pilot.pause()
+        shown = {key for key, active in screen.active_bindings.items() if active.enabled}
+        assert "a" not in shown and "escape" in shown  # nothing left to abort: the footer says so
