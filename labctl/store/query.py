@@ -334,8 +334,11 @@ def _with_duration(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _measure_key(m: dict[str, Any]) -> tuple[Any, ...]:
+    """A measurement's match across two runs: its step (id and corner; not the group, so that
+    a step moved from setup to steps between plan versions still matches), name and labels."""
     labels = m.get("labels") or {}
-    return (split_step_key(m["step_key"])[0], m["name"], tuple(sorted(labels.items())))
+    step = split_step_key(m["step_key"])[0]
+    return (step.split("/", 1)[-1], m["name"], tuple(sorted(labels.items())))
 
 
 def compare_runs(store: Store, run_a: str, run_b: str) -> list[dict[str, Any]]:
@@ -361,7 +364,10 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> list[dict[str, Any]]:
         row["delta_pct"] = (100.0 * (vb - va) / abs(va)) if numeric and va and not is_offset_unit(row["unit"]) else None
         row["changed"] = row["verdict_a"] != row["verdict_b"]
         out.append(row)
-    out.sort(key=lambda r: (not r["changed"], -abs(r["delta_pct"] or 0.0)))
+    # a verdict that changed first, then one measured in one run only, then the largest change;
+    # the same order whichever run is A
+    out.sort(key=lambda r: (not r["changed"], r["verdict_a"] is None or r["verdict_b"] is None,
+                            -abs(r["delta_pct"] or 0.0), r["step"], r["name"], sorted(r["labels"].items())))
     return out
 
 

@@ -480,3 +480,27 @@ def test_an_interrupted_run_ends_no_earlier_than_its_last_sample_or_instrument_e
     row = _killed_and_reopened(rec, store, db_url, "late-sample")
     assert row["outcome"] == "interrupted"
     assert io_t > sample_t and row["ended_at"] == pytest.approx(io_t, abs=1e-3)
+
+
+def test_compare_matches_a_step_moved_between_groups_and_orders_the_same_both_ways(store):
+    """`runs compare` (and the TUI's): a step that moved from setup to steps between two plan
+    versions is one row, not two; a changed verdict ranks above a measurement that only one run
+    has, whichever run is A."""
+    rec = Recorder(store)
+    a = Script(rec, "cmp-a")
+    a.start()
+    a.step("power_on", {"vin": 12.0}, group="setup", low=11, high=13)
+    a.step("fan", {"rpm": 0.75})
+    a.step("label", {"v": 0.9}, outcome=ev.StepOutcome.FAIL)
+    a.end(ev.RunOutcome.FAILED)
+    b = Script(rec, "cmp-b")
+    b.start()
+    b.step("power_on", {"vin": 12.1}, low=11, high=13)
+    b.step("label", {"v": 0.75})
+    b.end()
+    rec.close()
+    for first, second in (("cmp-a", "cmp-b"), ("cmp-b", "cmp-a")):
+        rows = query.compare_runs(store, first, second)
+        assert [r["name"] for r in rows] == ["v", "rpm", "vin"], (first, rows)
+        [vin] = [r for r in rows if r["name"] == "vin"]
+        assert vin["value_a"] is not None and vin["value_b"] is not None
