@@ -10,9 +10,15 @@ Durability (what is committed when ``publish`` returns):
   its measurements and its end together) and committed with the next commit, at the latest
   ``commit_window`` seconds after they ended (by the background thread). A ``kill -9``
   then loses at most the steps of the last window, never part of a step; resume re-runs them.
-* ``PromptAsked`` / ``PromptAnswered`` / ``RunEnded``: at once;
+* ``PromptAsked`` / ``PromptAnswered``: by the background thread at its next look (within a
+  tick, 50 ms with the default commit window); ``RunEnded``: at once;
 * samples, logs, step starts, instrument errors, attachments, instrument I/O: batched and
-  flushed at least every ``flush_interval`` (1 s) by a background thread, and at step end;
+  flushed at least every ``flush_interval`` (1 s) by a background thread, and at step end.
+
+The thread running the plan does no database I/O while a step runs (progress lines, logs,
+prompts all go through the background thread): a stalled database never holds a step up, and
+so never makes it run past its ``timeout:``. It waits for the database only at a step's end
+when steps are committed one by one (``commit_window`` 0), and at the run's start and end;
 * ``Progress`` (what a long wait waits for): only the latest line of each run is kept, in the
   ``progress`` table, written at most once per ``progress_interval`` (0.5 s) — the newest
   line is written by the background thread when the interval has passed — so a watcher
@@ -84,6 +90,7 @@ class _Run:
     spool_prologue_done: bool = False
     progress: ev.Progress | None = None  # the newest progress line not written yet
     progress_written: float = float("-inf")  # monotonic time of the last progress write
+    urgent: bool = False  # something pending is to be committed at the background thread's next look
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -156,9 +163,8 @@ class Recorder:
             run = self._runs.get(event.run_id)
             if run is None:
                 raise StoreError(f"event {event.kind} for run {event.run_id!r}, which has not started here")
-            if isinstance(event, ev.Progress):
+            if isinstance(event, ev.Progress):  # the background thread writes the newest line
                 run.progress = event
-                self._write_progress(run, time.monotonic())
                 return
             seq = run.next_seq()
             if isinstance(event, ev.MeasurementRecorded):
@@ -182,9 +188,10 @@ class Recorder:
                     self._flush(run, with_measurements=True)
                 finally:
                     del self._runs[run.run_id]
-            elif (isinstance(event, _IMMEDIATE) or len(run.pending) + len(run.io) >= _PENDING_MAX
-                  or time.monotonic() - run.last_flush >= self.flush_interval):
-                self._flush(run, with_measurements=False)
+            elif isinstance(event, _IMMEDIATE):
+                run.urgent = True  # committed by the background thread at its next look (≤ 50 ms)
+            elif len(run.pending) + len(run.io) >= _PENDING_MAX:
+                self._flush(run, with_measurements=False)  # (memory stays bounded)
         if isinstance(event, ev.RunEnded):
             self._stop_keeper()  # outside the lock: the keeper may be waiting for it
 
@@ -262,16 +269,21 @@ class Recorder:
             run.measurements = []
         run.pending, run.ready = [], []
         io, run.io = run.io, []
-        run.last_flush = time.monotonic()
+        run.last_flush, run.urgent = time.monotonic(), False
         return Batch(run.run_id, run.session, items, io) if items or io else None
 
-    def _write_progress(self, run: _Run, now: float) -> None:
-        """Write the run's newest progress line if the last write is ``progress_interval`` old.
-        Best effort: a failed write loses only this line (a stalled database is a failed one)."""
+    def _due_progress(self, run: _Run, now: float) -> ev.Progress | None:
+        """The run's newest progress line when the last write is ``progress_interval`` old (the
+        caller holds ``_lock``; it writes the line with :meth:`_write_progress`, without it)."""
         event = run.progress
         if event is None or self.spooled or now - run.progress_written < self.progress_interval:
-            return
+            return None
         run.progress, run.progress_written = None, now
+        return event
+
+    def _write_progress(self, event: ev.Progress) -> None:
+        """Write a progress line. Best effort: a failed write loses only this line (a stalled
+        database is a failed one)."""
         try:
             self._db.call(self._sink.write_progress, event)
         except StoreTimeout as exc:
@@ -344,22 +356,23 @@ class Recorder:
                 self._lock.acquire()
                 batch = None
                 try:
-                    self._write_progress(run, now)
-                    if ((run.pending or run.io) and now - run.last_flush >= self.flush_interval
+                    line = self._due_progress(run, now)
+                    if ((run.pending or run.io) and (run.urgent or now - run.last_flush >= self.flush_interval)
                             or run.ready and now - run.ready_since >= self.commit_window):
                         batch = self._take(run, with_measurements=False)
                         if batch is not None:
                             self._commit_lock.acquire()  # before letting _lock go: batches stay in order
                 finally:
                     self._lock.release()
-                if batch is None:
-                    continue
-                try:
-                    self._commit(run, batch)  # the run goes on meanwhile
-                except StoreError:
-                    pass  # recorded in self.problem; the engine sees `saved` is False
-                finally:
-                    self._commit_lock.release()
+                if batch is not None:
+                    try:
+                        self._commit(run, batch)  # the run goes on meanwhile
+                    except StoreError:
+                        pass  # recorded in self.problem; the engine sees `saved` is False
+                    finally:
+                        self._commit_lock.release()
+                if line is not None:  # (the database I/O without the lock: the run never waits for it)
+                    self._write_progress(line)
             if now - last_beat >= self.heartbeat_interval and not self.spooled:
                 last_beat = now
                 for run in runs:

@@ -75,3 +75,41 @@ def test_a_rerun_references_the_run_it_re_ran(store):
     assert rows["run-new"]["rerun_of"] == "run-old" and rows["run-old"]["rerun_of"] is None
     assert query.previous_run(store, "run-new")["id"] == "run-old"
     assert query.previous_run(store, "run-old") is None
+
+
+def test_a_stalled_database_never_holds_up_the_thread_running_the_plan(store):
+    """Progress lines, a log line past the flush interval and a prompt are written by the
+    recorder's background thread: with every database write stalled (here 2 s each, as a
+    server that stopped answering), publishing them returns at once. It had waited up to the
+    write timeout inside a step, which ran the step past its `timeout:` (a false ERROR)."""
+    import threading
+
+    rec = Recorder(store, progress_interval=0.0, flush_interval=0.1, commit_window=0.1)
+    s = Script(rec, "run-s")
+    s.start()
+    key = "steps/w#1"
+    s.emit(ev.StepStarted, step_key=key, step_id="w", group="steps", check="wait")
+    stalled, real_write, real_progress = threading.Event(), rec._sink.write, rec._sink.write_progress
+
+    def slow(real):
+        def call(*args):
+            stalled.set()
+            time.sleep(2.0)
+            return real(*args)
+        return call
+
+    rec._sink.write, rec._sink.write_progress = slow(real_write), slow(real_progress)
+    began = time.monotonic()
+    for i in range(20):
+        rec(ev.Progress(run_id="run-s", time=time.time(), step_key=key, text=f"wait: {i}s of 20s", fraction=i / 20))
+        rec(ev.LogMessage(run_id="run-s", time=time.time(), level="info", message=f"tick {i}", step_key=key))
+        time.sleep(0.02)
+    rec(ev.PromptAsked(run_id="run-s", time=time.time(), step_key=key, prompt_id="w", text="ok?", choices=("yes",)))
+    assert stalled.wait(5)  # the background thread is in the stalled database meanwhile
+    assert time.monotonic() - began < 1.5, "the run's thread waited for the database"
+    rec._sink.write, rec._sink.write_progress = real_write, real_progress
+    s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.PASS)
+    s.end()
+    rec.close()
+    d = query.run_detail(store, "run-s")
+    assert d["prompts"][0]["prompt_id"] == "w" and d["log_count"] >= 20
