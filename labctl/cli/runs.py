@@ -298,6 +298,11 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
 
     Safe to repeat: every row has an idempotent key, nothing is duplicated.
     """
+    import sqlite3
+
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from labctl.errors import StoreUnreachable
     from labctl.store.location import display_url, resolve_db
     from labctl.store.sink import DbSink
     from labctl.store.spool import Spool
@@ -324,8 +329,15 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
             if target is not None and target not in targets:
                 continue
             with open_store(url) as store:
-                report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target)
-                store.mark_interrupted()
+                try:
+                    report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target)
+                    store.mark_interrupted()
+                except (SQLAlchemyError, sqlite3.Error) as exc:  # the target failed half-way: what went stays
+                    left = sum(n for t, _run, n in spool.pending() if target is None or t == target)
+                    raise StoreUnreachable(
+                        f"sync to {store.display_url} stopped: {str(exc).splitlines()[0]}",
+                        hint=f"{left} spooled batch(es) wait, nothing lost or written twice: run `labctl sync` "
+                             "again when the database answers") from None
             total += report.events
             click.echo(f"synced {report.events} events of {len(report.runs)} run(s) "
                        f"({', '.join(sorted(report.runs))}) to {store.display_url}")
