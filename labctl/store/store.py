@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -295,6 +296,38 @@ class Store:
                 .values(outcome=INTERRUPTED_STEP, message="cut off: the run was interrupted")
             )
         return True
+
+    def close_synced(self, run_ids: Iterable[str]) -> None:
+        """After ``labctl sync`` pushed records of ``run_ids``: a step of a session that is over
+        (the run interrupted, ended, or resumed since) is running no longer (``INTERRUPTED``),
+        and an interrupted run ends no earlier than its last record (it had been closed at the
+        last sign of life it had in the database before the sync)."""
+        with self.engine.begin() as conn:
+            for run_id in run_ids:
+                row = conn.execute(select(runs.c.outcome, runs.c.sessions, runs.c.ended_at)
+                                   .where(runs.c.id == run_id)).first()
+                if row is None:
+                    continue
+                over = [steps.c.run_id == run_id, steps.c.outcome.is_(None)]
+                if row.outcome == "running":  # only its live session's steps may still run
+                    over.append(steps.c.session < row.sessions - 1)
+                conn.execute(update(steps).where(*over)
+                             .values(outcome=INTERRUPTED_STEP, message="cut off: the run was interrupted"))
+                if row.outcome != "interrupted":
+                    continue
+                signs = [row.ended_at, conn.execute(
+                    select(func.max(func.coalesce(steps.c.ended_at, steps.c.started_at)))
+                    .where(steps.c.run_id == run_id)).scalar()]
+                for table in (samples, io_log, logs):
+                    signs.append(conn.execute(select(func.max(table.c.t)).where(table.c.run_id == run_id)).scalar())
+                ended = max(t for t in signs if t is not None)
+                if row.ended_at is None or ended > row.ended_at:
+                    conn.execute(update(runs).where(runs.c.id == run_id, runs.c.outcome == "interrupted")
+                                 .values(ended_at=ended))
+                    conn.execute(update(run_sessions)
+                                 .where(run_sessions.c.run_id == run_id, run_sessions.c.session == row.sessions - 1,
+                                        run_sessions.c.outcome == "interrupted")
+                                 .values(ended_at=ended))
 
     def touch_heartbeat(self, run_id: str, pid: int, session: int | None = None, now: float | None = None) -> bool:
         """Refresh the heartbeat of a run this process owns (False if another process owns it now).

@@ -504,3 +504,37 @@ def test_compare_matches_a_step_moved_between_groups_and_orders_the_same_both_wa
         assert [r["name"] for r in rows] == ["v", "rpm", "vin"], (first, rows)
         [vin] = [r for r in rows if r["name"] == "vin"]
         assert vin["value_a"] is not None and vin["value_b"] is not None
+
+
+def test_records_synced_after_their_run_was_marked_interrupted_close_it_again(store, tmp_path):
+    """A run killed while its database was failing: `labctl runs` marked it interrupted at its
+    last sign of life in the database; `labctl sync` then pushed the spooled rest, a step that
+    was running when it died among them. That step is INTERRUPTED, not running for ever, and the
+    run ends no earlier than its last record (it had ended before them)."""
+    from labctl.store.sink import DbSink
+    from labctl.store.spool import Spool
+    from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL
+
+    spool_path = tmp_path / "spool.db"
+    rec = Recorder(store, spool_path=spool_path)
+    s = Script(rec, "late-1", t0=time.time() - 60)
+    s.start()
+    s.step("s1", {"a": 0.75})
+    rec.spooled = True  # the database fails: the rest goes to the journal
+    s.step("s2", {"a": 0.76})
+    cut = s.step("s3", {"a": 0.77}, end=False)
+    s.emit(ev.LogMessage, level="info", message="still soaking", step_key=cut)
+    last = s.t
+    rec.flush()
+    rec.close()
+    with store.engine.begin() as conn:
+        conn.execute(update(runs).where(runs.c.id == "late-1").values(pid=dead_pid(), heartbeat_at=s.t - 50))
+    assert store.mark_interrupted() == ["late-1"]  # (`labctl runs` before the sync)
+    spool = Spool(spool_path)
+    report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), None)
+    store.close_synced(report.runs)  # what `labctl sync` does after the replay
+    spool.close()
+    d = query.run_detail(store, "late-1")
+    assert d["run"]["outcome"] == "interrupted" and d["run"]["ended_at"] >= last
+    assert [(x["step_id"], x["outcome"]) for x in d["steps"]] == [
+        ("s1", "PASS"), ("s2", "PASS"), ("s3", "INTERRUPTED")]
