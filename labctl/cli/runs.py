@@ -332,7 +332,8 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
                 try:
                     report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target)
                     store.mark_interrupted()
-                    store.close_synced(report.runs)  # runs marked interrupted before their records came
+                    still = {run for _t, run, _n in spool.pending()}  # (runs with records for other targets)
+                    store.close_synced(report.runs - still)  # their records are all in the database now
                 except (SQLAlchemyError, sqlite3.Error) as exc:  # the target failed half-way: what went stays
                     left = sum(n for t, _run, n in spool.pending() if target is None or t == target)
                     raise StoreUnreachable(

@@ -31,6 +31,11 @@ class StepOutcome(enum.StrEnum):
 #: or after a stop, SKIPPED): reports tell it from the step the abort cut short
 NOT_RUN = "not run: "
 
+#: how a run that passed but whose results went to the spool ends (``error``, message
+#: "<verdict message>" + this + the store's problem); once ``labctl sync`` (or the station
+#: agent) has put every record in the database, the run is ``passed`` again
+NOT_IN_DATABASE = ", but the results are not in the database: "
+
 
 class RunOutcome(enum.StrEnum):
     RUNNING = "running"

@@ -23,6 +23,7 @@ from labctl.clock import Clock, RealClock
 from labctl.engine.abort import AbortController, RunAborted, abort_on_signals
 from labctl.engine.context import PromptHandler, Recorded, StepContext, StepFailed
 from labctl.engine.events import (
+    NOT_IN_DATABASE,
     NOT_RUN,
     EventBus,
     InstrumentErrorReported,
@@ -91,9 +92,6 @@ class RunOptions:
     safety_min_wall_interval: float = MIN_WALL_INTERVAL
 
 
-#: how a run that passed but whose results went to the spool ends (``error``, message
-#: "<verdict message>" + this + the store's problem); the station agent finds it after a sync
-NOT_IN_DATABASE = ", but the results are not in the database: "
 
 
 def new_run_id() -> str:
@@ -567,4 +565,4 @@ def _jsonable(values: Any) -> Any:
     return str(values)
 
 
-__all__ = ["Runner", "RunOptions", "RunResult", "StepResult", "InstrumentError"]
+__all__ = ["Runner", "RunOptions", "RunResult", "StepResult", "InstrumentError", "NOT_IN_DATABASE"]

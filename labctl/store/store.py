@@ -19,6 +19,7 @@ from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from labctl.engine.events import NOT_IN_DATABASE
 from labctl.errors import RunNotFound, StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import default_db_path, display_url, resolve_db
@@ -298,10 +299,11 @@ class Store:
         return True
 
     def close_synced(self, run_ids: Iterable[str]) -> None:
-        """After ``labctl sync`` pushed records of ``run_ids``: a step of a session that is over
-        (the run interrupted, ended, or resumed since) is running no longer (``INTERRUPTED``),
-        and an interrupted run ends no earlier than its last record (it had been closed at the
-        last sign of life it had in the database before the sync)."""
+        """After ``labctl sync`` pushed every spooled record of ``run_ids``: a step of a session
+        that is over (the run interrupted, ended, or resumed since) is running no longer
+        (``INTERRUPTED``); an interrupted run ends no earlier than its last record (it had been
+        closed at the last sign of life it had in the database before the sync); a run that
+        passed but ended ``error`` because its results were spooled is ``passed``."""
         with self.engine.begin() as conn:
             for run_id in run_ids:
                 row = conn.execute(select(runs.c.outcome, runs.c.sessions, runs.c.ended_at)
@@ -313,6 +315,16 @@ class Store:
                     over.append(steps.c.session < row.sessions - 1)
                 conn.execute(update(steps).where(*over)
                              .values(outcome=INTERRUPTED_STEP, message="cut off: the run was interrupted"))
+                message = conn.execute(select(runs.c.message).where(runs.c.id == run_id)).scalar() or ""
+                if row.outcome == "error" and NOT_IN_DATABASE in message:
+                    # it passed on the bench; its results are in the database now
+                    conn.execute(update(runs).where(runs.c.id == run_id, runs.c.outcome == "error").values(
+                        outcome="passed", message=message.split(NOT_IN_DATABASE)[0]
+                        + "; results spooled during a database outage, synced later"))
+                    conn.execute(update(run_sessions).where(run_sessions.c.run_id == run_id,
+                                                            run_sessions.c.session == row.sessions - 1,
+                                                            run_sessions.c.outcome == "error")
+                                 .values(outcome="passed"))
                 if row.outcome != "interrupted":
                     continue
                 signs = [row.ended_at, conn.execute(
