@@ -77,6 +77,8 @@ class RunScreen(Screen[None]):
         self._resources: dict[str, float] = {}
         self._log_backlog: list[tuple[str, str]] = []  # log lines that came while the I/O was shown
         self._follow: TreeNode | None = None  # the newest step's node: the tree scrolls to it
+        self._following: TreeNode | None = None  # the node the tree keeps in view while the user lets it
+        self._follow_y: int | None = None  # the tree's scroll offset as the screen left it
         self._open_group: str | None = None  # the group of the steps the run is in (the others fold)
         self._over = False  # the run's end has been shown
 
@@ -163,9 +165,8 @@ class RunScreen(Screen[None]):
             self._fold_corners()
         if self._follow is not None:
             # a node added just now has no line in the tree until its next refresh: scroll then
-            tree = self.query_one("#steps", Tree)
-            tree.call_after_refresh(tree.scroll_to_node, self._follow, animate=False)
-            self._follow = None
+            self._following, self._follow, self._follow_y = self._follow, None, None
+            self.query_one("#steps", Tree).call_after_refresh(self._scroll_to_following)
         if measurements:
             self._render_measurements(measurements)
         log = self.query_one("#run-log", RichLog)
@@ -376,11 +377,33 @@ class RunScreen(Screen[None]):
     # ------------------------------------------------------------------ periodic
     def _tick(self) -> None:
         self.query_one("#run-progress-text", Static).update(self._waiting_text())
+        self._keep_following()
         self._render_interlocks()
         if self._show_io:
             self._render_io()
         if self.model.samples_changed:
             self._maybe_plot()
+
+    def _scroll_to_following(self) -> None:
+        tree = self.query_one("#steps", Tree)
+        node = self._following
+        if node is None or tree.last_line < 0 or node.line < 0:  # (last_line lays out the tree's lines)
+            return  # nothing to follow, or not laid out yet, or folded away
+        height = tree.scrollable_content_region.height
+        if not tree.scroll_offset.y <= node.line < tree.scroll_offset.y + height:
+            tree.scroll_to(y=max(0, node.line - height + 1), animate=False, immediate=True)
+        self._follow_y = tree.scroll_offset.y
+
+    def _keep_following(self) -> None:
+        """Keep the newest step in view through layout changes after the scroll to it (the tree
+        shrinking, its scrollbar appearing); once the user scrolled the tree, leave it to them
+        until the next step starts."""
+        if self._following is None:
+            return
+        if self._follow_y is not None and self.query_one("#steps", Tree).scroll_offset.y != self._follow_y:
+            self._following = None
+        else:
+            self._scroll_to_following()
 
     def _render_interlocks(self) -> None:
         table = self.query_one("#run-interlocks", DataTable)

@@ -82,11 +82,40 @@ async def test_in_a_long_plan_the_step_tree_keeps_the_running_step_on_screen():
             feed.step(f"m{batch * 500 + 499}", None)  # running now
             await _feed(pilot, screen, feed.take())
             running = screen._step_nodes[f"steps/m{batch * 500 + 499}"]
-            assert _on_screen(tree, running), (batch, tree.scroll_offset.y, running.line)
+            await wait_for(pilot, lambda node=running: _on_screen(tree, node), f"batch {batch}'s running step in view", timeout=5)
         for role in ("psu", "load", "dmm"):
             feed.step(f"safe-state.{role}", group="teardown", check="safe_state")
         await _feed(pilot, screen, feed.take())
         assert _on_screen(tree, screen._step_nodes["teardown/safe-state.dmm"])  # the end of the run is in view
+
+
+@pilot_test
+async def test_the_running_step_stays_in_view_when_the_tree_shrinks_until_the_user_scrolls():
+    """A layout change after the tree scrolled to the running step (the terminal or the tree
+    shrinking, its scrollbar appearing) moves the step out of view again: the screen scrolls again.
+    Once the user scrolled the tree, it is theirs until the next step."""
+    async with _app().run_test(size=(80, 30)) as pilot:
+        screen = await _run_screen(pilot)
+        tree = screen.query_one("#steps", Tree)
+        feed = Feed()
+        for i in range(199):
+            feed.step(f"m{i}")
+        feed.step("m199", None)
+        await _feed(pilot, screen, feed.take())
+        running = screen._step_nodes["steps/m199"]
+        await wait_for(pilot, lambda: _on_screen(tree, running), "the running step in view", timeout=5)
+        height = tree.scrollable_content_region.height
+        await pilot.resize_terminal(80, 26)
+        await wait_for(pilot, lambda: tree.scrollable_content_region.height < height, "the tree to shrink", timeout=5)
+        await wait_for(pilot, lambda: _on_screen(tree, running), "the running step in view again", timeout=5)
+        tree.scroll_to(y=0, animate=False, immediate=True)  # the user scrolls back to the first steps
+        await pilot.pause(0.6)  # two of the screen's ticks
+        assert tree.scroll_offset.y == 0 and not _on_screen(tree, running)
+        feed.step("m199")
+        feed.step("m200", None)
+        await _feed(pilot, screen, feed.take())  # the next step: the tree follows the run again
+        await wait_for(pilot, lambda: _on_screen(tree, screen._step_nodes["steps/m200"]), "the next step in view",
+                       timeout=5)
 
 
 @pilot_test
