@@ -271,12 +271,7 @@ class Store:
             # the end time: the last sign of life, the heartbeat or anything recorded after it
             # (a step's start or end, a sample, an instrument exchange, a log line: the bench
             # was active until then, and no record may come after the run's end)
-            signs = [r.heartbeat_at, conn.execute(
-                select(func.max(func.coalesce(steps.c.ended_at, steps.c.started_at)))
-                .where(steps.c.run_id == r.id)).scalar()]
-            for table in (samples, io_log, logs):
-                signs.append(conn.execute(select(func.max(table.c.t)).where(table.c.run_id == r.id)).scalar())
-            ended = max(t for t in signs if t is not None)
+            ended = _last_sign(conn, r.id, r.heartbeat_at)
             res = conn.execute(
                 update(runs)
                 .where(runs.c.id == r.id, runs.c.outcome == "running", runs.c.pid == r.pid,
@@ -306,7 +301,7 @@ class Store:
         passed but ended ``error`` because its results were spooled is ``passed``."""
         with self.engine.begin() as conn:
             for run_id in run_ids:
-                row = conn.execute(select(runs.c.outcome, runs.c.sessions, runs.c.ended_at)
+                row = conn.execute(select(runs.c.outcome, runs.c.sessions, runs.c.ended_at, runs.c.message)
                                    .where(runs.c.id == run_id)).first()
                 if row is None:
                     continue
@@ -315,7 +310,7 @@ class Store:
                     over.append(steps.c.session < row.sessions - 1)
                 conn.execute(update(steps).where(*over)
                              .values(outcome=INTERRUPTED_STEP, message="cut off: the run was interrupted"))
-                message = conn.execute(select(runs.c.message).where(runs.c.id == run_id)).scalar() or ""
+                message = row.message or ""
                 if row.outcome == "error" and NOT_IN_DATABASE in message:
                     # it passed on the bench; its results are in the database now
                     conn.execute(update(runs).where(runs.c.id == run_id, runs.c.outcome == "error").values(
@@ -327,13 +322,8 @@ class Store:
                                  .values(outcome="passed"))
                 if row.outcome != "interrupted":
                     continue
-                signs = [row.ended_at, conn.execute(
-                    select(func.max(func.coalesce(steps.c.ended_at, steps.c.started_at)))
-                    .where(steps.c.run_id == run_id)).scalar()]
-                for table in (samples, io_log, logs):
-                    signs.append(conn.execute(select(func.max(table.c.t)).where(table.c.run_id == run_id)).scalar())
-                ended = max(t for t in signs if t is not None)
-                if row.ended_at is None or ended > row.ended_at:
+                ended = _last_sign(conn, run_id, row.ended_at)
+                if ended is not None and (row.ended_at is None or ended > row.ended_at):
                     conn.execute(update(runs).where(runs.c.id == run_id, runs.c.outcome == "interrupted")
                                  .values(ended_at=ended))
                     conn.execute(update(run_sessions)
@@ -512,3 +502,15 @@ def open_store(
     """
     return Store(resolve_db(url_or_path), mark_interrupted=mark_interrupted,
                  sqlite_synchronous=sqlite_synchronous, reading=reading, must_exist=must_exist)
+
+
+def _last_sign(conn: Any, run_id: str, known: float | None) -> float | None:
+    """A run's last sign of life: ``known`` (its heartbeat, or the end it was given) or anything
+    recorded after it (a step's start or end, a sample, an instrument exchange, a log line: the
+    bench was active until then, and no record may come after the run's end). One query."""
+    last = [select(func.max(func.coalesce(steps.c.ended_at, steps.c.started_at))).where(steps.c.run_id == run_id)
+            .scalar_subquery()]
+    last += [select(func.max(t.c.t)).where(t.c.run_id == run_id).scalar_subquery() for t in (samples, io_log, logs)]
+    signs = [known, *conn.execute(select(*last)).one()]
+    return max((t for t in signs if t is not None), default=None)
+
