@@ -515,6 +515,31 @@ def parse_duration(value: Any, *, what: str = "duration") -> float:
     return seconds
 
 
+def format_span(seconds: float) -> str:
+    """A duration as ``labctl runs`` and the reports show it: ``42.1s``, ``2m05.3s``,
+    ``1h02m05s`` (never ``1m60.0s``); a negative one (a wall clock set back between a start
+    and an end) as ``-3.5s``."""
+    if seconds < 0:
+        return "-" + format_span(-seconds)
+    if seconds < 59.95:
+        return f"{seconds:.1f}s"
+    if seconds < 3599.5:
+        tenths = round(seconds * 10)
+        return f"{tenths // 600}m{tenths % 600 / 10:04.1f}s"
+    whole = round(seconds)
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m{whole % 60:02d}s"
+
+
+def ran_seconds(spans: Any) -> float | None:
+    """How long a run's sessions ran together, from their ``(started_at, ended_at)``; None
+    while one has not ended. A run resumed after a weekend ran for its sessions, not for the
+    weekend between them (the store's listings do the same sum in SQL)."""
+    spans = list(spans)
+    if not spans or any(end is None for _start, end in spans):
+        return None
+    return sum(end - start for start, end in spans)
+
+
 def to_base(value: float, unit: str) -> float:
     """``to_base(750, "mV") == 0.75``; temperatures go to kelvin."""
     return parse_quantity(f"{value!r} {unit}" if unit else value).base

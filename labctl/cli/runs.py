@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from labctl.cli._common import db_option_callback, run_filter_options
+from labctl.units import format_span
 
 DB_HELP = ("results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else results.db in "
            "$LABCTL_HOME, else ~/.local/share/labctl)")
@@ -40,19 +41,7 @@ def _iso(t: float | None) -> str | None:
 
 
 def _dur(seconds: float | None) -> str:
-    """``42.1s``, ``2m05.3s``, ``1h02m05s``; a negative one (a wall clock set back between the
-    start and the end) as ``-3.5s``."""
-    if seconds is None:
-        return "-"
-    if seconds < 0:
-        return "-" + _dur(-seconds)
-    if seconds < 59.95:
-        return f"{seconds:.1f}s"
-    if seconds < 3599.5:
-        tenths = round(seconds * 10)
-        return f"{tenths // 600}m{tenths % 600 / 10:04.1f}s"
-    whole = round(seconds)
-    return f"{whole // 3600}h{whole % 3600 // 60:02d}m{whole % 60:02d}s"
+    return "-" if seconds is None else format_span(seconds)
 
 
 def _step_dur(step: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from labctl.analysis.trends import drift, series
 from labctl.analysis.yields import run_yield, step_yield
 from labctl.report import charts
 from labctl.report.population import Population
+from labctl.units import format_span
 
 if TYPE_CHECKING:
     from labctl.report.formats import ExportOptions
@@ -406,11 +407,9 @@ def write_runs_report(db: str | None, run_ids: Sequence[str], path: str | Path) 
 
 
 def _sim_time(seconds: Any) -> str:
-    """A step's simulated duration as people read it (``5m25s``); empty off a simulated bench."""
+    """A step's simulated duration as ``labctl runs show`` writes it; empty off a simulated bench."""
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
         return ""
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    whole = round(seconds)
-    h, m, s = whole // 3600, whole % 3600 // 60, whole % 60
-    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s"
+    return format_span(seconds)
+
+

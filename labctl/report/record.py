@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from labctl.units import ran_seconds
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -264,9 +266,8 @@ class RunRecord:
         between them is not counted), else from its start to its end."""
         if self.ended_at is None:
             return None
-        if len(self.sessions) > 1 and all(s.ended_at is not None for s in self.sessions):
-            return sum(s.ended_at - s.started_at for s in self.sessions)  # type: ignore[operator]
-        return self.ended_at - self.started_at
+        ran = ran_seconds((s.started_at, s.ended_at) for s in self.sessions) if len(self.sessions) > 1 else None
+        return self.ended_at - self.started_at if ran is None else ran
 
     @property
     def final_steps(self) -> tuple[Step, ...]:

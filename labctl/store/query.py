@@ -27,7 +27,7 @@ from labctl.engine.replay import REPLAY_MESSAGE
 from labctl.errors import RunNotFound, UsageError
 from labctl.store import schema as T
 from labctl.store.store import Store, split_step_key
-from labctl.units import is_offset_unit
+from labctl.units import is_offset_unit, ran_seconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -293,8 +293,7 @@ def run_detail(store: Store, run_id: str) -> dict[str, Any]:
     rank = {"FAIL": 0, "MARGINAL": 1}
     ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
     sessions = child["sessions"]
-    ran = sum(x["ended_at"] - x["started_at"] for x in sessions) \
-        if sessions and all(x["ended_at"] is not None for x in sessions) else None
+    ran = ran_seconds((x["started_at"], x["ended_at"]) for x in sessions)
     run["duration"] = run_duration(run["started_at"], run["ended_at"], len(sessions), ran)
     return {"run": run, "steps": step_rows(store, run_id), "measurements": ms, **child}
 

@@ -119,7 +119,7 @@ def test_a_steps_name_in_the_plan_is_its_title_in_the_reports():
 
 
 def test_the_html_steps_table_gives_a_simulated_steps_simulated_duration_too():
-    """On a time-scaled bench a soak of 5.25 s wall held 5m15s simulated (its settle_time said
+    """On a time-scaled bench a soak of 5.25 s wall held 5m15.0s simulated (its settle_time said
     324.8 s): both are shown."""
     import dataclasses
 
@@ -128,4 +128,4 @@ def test_the_html_steps_table_gives_a_simulated_steps_simulated_duration_too():
 
     soak = dataclasses.replace(step("soak", "PASS"), duration=5.25, duration_sim=315.0)
     html = render_html(population([record(soak, outcome="passed")]))
-    assert "(simulated 5m15s)" in html
+    assert "(simulated 5m15.0s)" in html

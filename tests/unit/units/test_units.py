@@ -156,3 +156,19 @@ def test_display_forms():
     assert format_quantity(95, "percent") == "95 %"
     assert looks_like_quantity("0.75 V") and looks_like_quantity("1e-12") and looks_like_quantity("±25 mV")
     assert not looks_like_quantity("PRBS31") and not looks_like_quantity("L0") and not looks_like_quantity("5$")
+
+
+def test_format_span_reads_like_a_clock_and_never_shows_sixty_seconds():
+    from labctl.units import format_span
+
+    assert [format_span(s) for s in (0.04, 42.14, 59.96, 125.3, 3599.4, 3599.6, 7325, -3.5)] == [
+        "0.0s", "42.1s", "1m00.0s", "2m05.3s", "59m59.4s", "1h00m00s", "2h02m05s", "-3.5s"]
+
+
+def test_ran_seconds_is_the_sessions_together_and_unknown_while_one_runs():
+    from labctl.units import ran_seconds
+
+    weekend = 2 * 86400
+    assert ran_seconds([(0.0, 600.0), (600.0 + weekend, 900.0 + weekend)]) == 900.0
+    assert ran_seconds([(0.0, 600.0), (700.0, None)]) is None
+    assert ran_seconds([]) is None
