@@ -188,7 +188,7 @@ def served_time_scale(fixture: Any) -> float | None:
     if not path.exists():
         return None
     try:
-        scale = control_request(path, {"op": "state"}, timeout=2.0).get("time_scale")
+        scale = control_request(path, {"op": "time_scale"}, timeout=2.0).get("time_scale")
     except (LabctlError, OSError, ValueError):
         return None  # a lab that does not answer is found out by the pre-flight
     return float(scale) if isinstance(scale, int | float) and scale > 0 else None

@@ -154,8 +154,10 @@ class ControlServer:
                     self.lab.clear_board_faults()
             elif op == "dut":
                 self.lab.swap_dut(str(req["serial"]), req.get("slot"))
+            elif op == "time_scale":  # the lab's clock only: no update of the bench (what a run asks at its start)
+                return {"ok": True, "state": {"time_scale": getattr(self.lab.bench.clock, "scale", 1.0)}}
             elif op != "state":
-                return {"ok": False, "error": f"unknown op {op!r}; use inject, clear, dut or state"}
+                return {"ok": False, "error": f"unknown op {op!r}; use inject, clear, dut, state or time_scale"}
             return {"ok": True, "state": lab_state(self.lab, req.get("slot"))}
         except LabctlError as err:
             return {"ok": False, "error": err.format()}

@@ -24,3 +24,15 @@ def test_the_run_follows_the_time_scale_of_the_lab_that_serves_the_fixture(tmp_p
     [wait] = [e for e in ended if e.step_key.startswith("steps/w")]
     assert wait.duration_sim is not None and 119 <= wait.duration_sim < 130
     assert wait.duration < 1.0  # 120 s at x600 is 0.2 s of wall time (at x60 it was 2 s)
+
+
+def test_the_lab_tells_its_time_scale_alone(tmp_path):
+    """``{"op": "time_scale"}`` (what a run asks at its start) answers the lab's clock only,
+    without the whole bench's state."""
+    from labctl.fixture import load_fixture
+    from labctl.sim.control import control_request, default_control_path
+
+    fixture = isolated_fixture(tmp_path / "lab", time_scale=60)
+    with served_lab(fixture, "--time-scale", "50"):
+        path = default_control_path(load_fixture(fixture))
+        assert control_request(path, {"op": "time_scale"}) == {"time_scale": 50.0}
