@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from labctl.engine.events import NOT_IN_DATABASE
+from labctl.engine.events import NOT_IN_DATABASE, NOT_RUN
 from labctl.errors import RunNotFound, StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import default_db_path, display_url, resolve_db
@@ -421,7 +421,8 @@ class Store:
                                   hint=not_recorded_hint(run_id, "`labctl runs` lists the recorded runs"))
             rows = conn.execute(
                 select(steps.c.step_key, steps.c.step_id, steps.c.step_group,
-                       steps.c.corner_index, steps.c.attempt, steps.c.outcome, steps.c.tags, steps.c.session)
+                       steps.c.corner_index, steps.c.attempt, steps.c.outcome, steps.c.tags, steps.c.session,
+                       steps.c.message)
                 .where(steps.c.run_id == run_id)
                 .order_by(steps.c.session, steps.c.seq)
             ).all()
@@ -435,7 +436,8 @@ class Store:
         open_steps: dict[str, Any] = {}
         for s in rows:
             logical, attempt = split_step_key(s.step_key)
-            attempts[logical] = max(attempts.get(logical, 0), attempt, s.attempt)
+            if not (s.outcome == "ABORTED" and (s.message or "").startswith(NOT_RUN)):  # (not run: no try)
+                attempts[logical] = max(attempts.get(logical, 0), attempt, s.attempt)
             if REPLAY_TAG in (s.tags or ()):
                 continue
             if s.outcome in FINISHED_OUTCOMES:
