@@ -78,22 +78,30 @@ class MP1900A(BenchInstrument):
         for i, ed in enumerate(self.lanes):
             if not ed.running:
                 continue
-            a, b = max(t0, ed.start_t), min(t1, ed.end_t)
-            if b <= a:
-                continue
-            dur = b - a
-            synced = (trained and ed.pattern == "PRBS" and ed.logic == "POS" and ed.prbs == tx_prbs
-                      and abs(ed.bitrate - K.LINE_RATE) <= 1e-6 * K.LINE_RATE)
-            if not powered:
-                ed.closs_s += dur
-            ber = ber_from_q(sampled_q(qs()[i], ed.clock_delay_mui / 1000.0, ed.threshold * 1000.0))
-            if synced and ber < K.SYNC_LOSS_BER:
-                bits = ed.bitrate * dur
-                ed.bits += bits
-                if ed.arrivals is not None:
-                    ed.errors += ed.arrivals.add(bits * ber)
-            else:
-                ed.psloss_s += dur
+            if ed.mode == "REP" and t1 >= ed.start_t + ed.period_s:
+                # each period is a measurement of its own: the counts start again at the latest
+                # period's start (the results of the periods before it are not read back)
+                ed.clear()
+                ed.start_t += math.floor((t1 - ed.start_t) / ed.period_s) * ed.period_s
+            self._count(i, ed, max(t0, ed.start_t), min(t1, ed.end_t), qs, trained, tx_prbs, powered)
+
+    def _count(self, i: int, ed: EdLane, a: float, b: float, qs: Callable[[], list[float]], trained: bool,
+               tx_prbs: int, powered: bool) -> None:
+        if b <= a:
+            return
+        dur = b - a
+        synced = (trained and ed.pattern == "PRBS" and ed.logic == "POS" and ed.prbs == tx_prbs
+                  and abs(ed.bitrate - K.LINE_RATE) <= 1e-6 * K.LINE_RATE)
+        if not powered:
+            ed.closs_s += dur
+        ber = ber_from_q(sampled_q(qs()[i], ed.clock_delay_mui / 1000.0, ed.threshold * 1000.0))
+        if synced and ber < K.SYNC_LOSS_BER:
+            bits = ed.bitrate * dur
+            ed.bits += bits
+            if ed.arrivals is not None:
+                ed.errors += ed.arrivals.add(bits * ber)
+        else:
+            ed.psloss_s += dur
 
     # -- module selection ---------------------------------------------------------------
     @property

@@ -79,6 +79,23 @@ def test_all_lanes_at_once_and_lane_selection(mvisa, clock):
         assert int(result(bert, CC)) == 32_000_000_000 * 5
 
 
+def test_repeat_gating_starts_the_counts_again_at_each_period(mvisa, clock):
+    """REPeat: the measurement runs on, one gating period after another, and the current result
+    is that of the period under way (UNTimed counts on from the start; SINGle stops)."""
+    psu, bert = mvisa("psu"), mvisa("bert")
+    power_on(psu, clock=clock)
+    bert.write(":MOD:ID 2;:SENS:MEAS:EAL:MODE REP;:SENS:MEAS:EAL:PER 0,0,0,10;:SENS:MEAS:STAR")
+    assert bert.query("*OPC?") == "1"  # the commands above are done
+    clock.advance(25)
+    assert bert.query(":SENS:MEAS:EAL:STAT?") == "1"  # still measuring after two periods
+    assert bert.query(":SENS:MEAS:EAL:ELAP?") == "0,0,0,5"  # 5 s into the third period
+    assert int(result(bert, CC)) == 32_000_000_000 * 5
+    bert.write(":SENS:MEAS:EAL:MODE UNT;:SENS:MEAS:STAR")
+    assert bert.query("*OPC?") == "1"  # the commands above are done
+    clock.advance(25)
+    assert int(result(bert, CC)) == 32_000_000_000 * 25
+
+
 def test_marginal_lane_fails_at_the_hot_corner_only(manual_lab, mvisa, mconsole, clock):
     psu, bert = mvisa("psu"), mvisa("bert")
     manual_lab.inject({"fault": "marginal_lane", "lane": 3})
