@@ -291,7 +291,8 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from labctl.errors import StoreUnreachable
+    from labctl.errors import StoreTimeout, StoreUnreachable
+    from labctl.store.bounded import BoundedCaller
     from labctl.store.location import display_url, resolve_db
     from labctl.store.sink import DbSink
     from labctl.store.spool import Spool
@@ -318,12 +319,15 @@ def sync(db: str | None, spool_path: str | None, all_targets: bool) -> None:
             if target is not None and target not in targets:
                 continue
             with open_store(url) as store:
+                # every database call bounded ($LABCTL_DB_TIMEOUT): a stalled server stops the sync
+                bounded = BoundedCaller(what="the database", hint="")
                 try:
-                    report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target)
-                    store.mark_interrupted()
+                    report = spool.replay(DbSink(store, heartbeat_interval=DEFAULT_HEARTBEAT_INTERVAL), target,
+                                          call=bounded.call)
+                    bounded.call(store.mark_interrupted)
                     still = {run for _t, run, _n in spool.pending()}  # (runs with records for other targets)
-                    store.close_synced(report.runs - still)  # their records are all in the database now
-                except (SQLAlchemyError, sqlite3.Error) as exc:  # the target failed half-way: what went stays
+                    bounded.call(store.close_synced, report.runs - still)  # their records are all in it now
+                except (SQLAlchemyError, sqlite3.Error, StoreTimeout) as exc:  # failed half-way: what went stays
                     left = sum(n for t, _run, n in spool.pending() if target is None or t == target)
                     raise StoreUnreachable(
                         f"sync to {store.display_url} stopped: {str(exc).splitlines()[0]}",

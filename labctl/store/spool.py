@@ -12,7 +12,7 @@ import json
 import os
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,11 +107,16 @@ class Spool:
         if current is not None:
             yield current
 
-    def replay(self, sink: DbSink, target: str | None) -> SyncReport:
-        """Write every batch meant for ``target`` (all batches when None) through ``sink``."""
+    def replay(self, sink: DbSink, target: str | None, *, call: Callable[..., Any] | None = None) -> SyncReport:
+        """Write every batch meant for ``target`` (all batches when None) through ``sink``;
+        ``call(sink.write, batch)`` when given (a :class:`~labctl.store.bounded.BoundedCaller`'s,
+        so that a stalled database cannot hold the sync for ever)."""
         report = SyncReport()
         for batch_id, batch in self._batches(target):
-            sink.write(batch)
+            if call is None:
+                sink.write(batch)
+            else:
+                call(sink.write, batch)
             with self._transaction():
                 self._conn.execute("DELETE FROM entries WHERE batch = ?", (batch_id,))
             report.batches += 1

@@ -170,3 +170,51 @@ def test_a_sync_whose_database_fails_half_way_says_so_in_one_line_and_the_rest_w
     result = CliRunner().invoke(sync, ["--spool", str(spool_path), "--db", pg_url])
     assert result.exit_code == 0, result.output
     assert Spool(spool_path).pending() == [] and totals(pg_url, "half-1")[2] == "passed"
+
+
+def test_a_sync_whose_database_stalls_half_way_ends_within_its_bound(pg_url, tmp_path, monkeypatch, capsys):
+    """The server stops answering after the first spooled batch went (connections open, nothing
+    comes back): `labctl sync` gives up after $LABCTL_DB_TIMEOUT with one line (exit 2) instead
+    of waiting for ever; nothing is lost, and the next sync pushes the rest."""
+    import time
+
+    from click.testing import CliRunner
+
+    from labctl.cli import main
+    from labctl.cli.runs import sync
+    from labctl.store.sink import DbSink
+
+    spool_path = tmp_path / "spool.db"
+    with open_store(pg_url) as store:
+        rec = Recorder(store, spool_path=spool_path)
+        rec.spooled = True  # as if the database had failed: everything goes to the journal
+        s = Script(rec, "stall-1")
+        s.start()
+        for i in range(3):
+            s.step(f"s{i}", {"a": 0.75})
+        s.end()
+        rec.close()
+    waiting = sum(n for *_, n in Spool(spool_path).pending())
+    u = make_url(pg_url)
+    proxy = TcpProxy(u.host, u.port)
+    write = DbSink.write
+
+    def first_then_stall(self, batch):
+        write(self, batch)
+        proxy.stall()  # the server hangs once the first batch is in
+
+    monkeypatch.setattr(DbSink, "write", first_then_stall)
+    monkeypatch.setenv("LABCTL_DB_TIMEOUT", "2")
+    began = time.monotonic()
+    with pytest.raises(SystemExit) as exited:
+        main(["sync", "--spool", str(spool_path), "--db", via_proxy(pg_url, proxy), "--all"])
+    took = time.monotonic() - began
+    said = capsys.readouterr().err
+    assert exited.value.code == 2 and "did not answer within 2 s" in said, said
+    assert f"{waiting - 1} spooled batch(es) wait" in said and "Traceback" not in said, said
+    assert took < 60  # (it waited for ever)
+    proxy.cut()
+    monkeypatch.undo()
+    result = CliRunner().invoke(sync, ["--spool", str(spool_path), "--db", pg_url])
+    assert result.exit_code == 0, result.output
+    assert Spool(spool_path).pending() == [] and totals(pg_url, "stall-1")[2] == "passed"
