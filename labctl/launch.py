@@ -11,6 +11,7 @@ import contextlib
 import getpass
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from labctl.errors import ExitCode, InstrumentError, LabctlError, StoreError, UsageError
@@ -286,6 +287,7 @@ def _execute(req: RunRequest, subscribers: list[Callable[[Any], None]], *, say: 
             if recorder is not None:  # before any other subscriber: a step is committed before it is shown
                 bus.subscribe(SessionLogPusher(station.session_log, recorder), critical=True)
                 bus.subscribe(recorder, critical=True)
+                recorder.failure_listeners.append(partial(bus.critical_failed, recorder))  # (its own thread's failures)
             for sub in subscribers:
                 bus.subscribe(sub)
             runner = Runner(loaded, station, fixture, bus=bus, clock=clock, abort=abort, options=RunOptions(

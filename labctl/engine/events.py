@@ -288,6 +288,13 @@ class EventBus:
 
         return unsubscribe
 
+    def critical_failed(self, subscriber: Subscriber, exc: BaseException) -> None:
+        """A critical subscriber failed outside :meth:`publish` (on a thread of its own, such as
+        the recorder's group commit): the same as if it had raised there."""
+        self.errors.append((subscriber, exc))
+        if self.on_critical_failure is not None:
+            self.on_critical_failure(subscriber, exc)
+
     def publish(self, event: Event) -> None:
         for subscriber in self._snapshot:  # no lock per event: (un)subscribing swaps the tuple
             try:

@@ -16,6 +16,7 @@ import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from labctl.engine.abort import AbortController, AbortReason, abort_on_signals
@@ -298,6 +299,7 @@ class _SlotJob:
             if self.recorder is not None:
                 bus.subscribe(_SessionLogPusher(station.session_log, self.recorder), critical=True)
                 bus.subscribe(self.recorder, critical=True)
+                self.recorder.failure_listeners.append(partial(bus.critical_failed, self.recorder))  # (its own thread's failures)
             for sub in self.subscribers:
                 bus.subscribe(sub)
             recorder = self.recorder

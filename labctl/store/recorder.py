@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,6 +135,9 @@ class Recorder:
         self.spooled = False  # some results went to the local spool instead of the database
         self.lost = False  # some results could be written nowhere
         self.problem: str | None = None
+        #: told (on the background thread) when results could be kept nowhere, neither in the
+        #: database nor in the spool: the run cannot go on (launch hands each run's bus in)
+        self.failure_listeners: list[Callable[[StoreError], None]] = []
 
     # -- status the engine reads -------------------------------------------------------------
 
@@ -367,8 +371,9 @@ class Recorder:
                 if batch is not None:
                     try:
                         self._commit(run, batch)  # the run goes on meanwhile
-                    except StoreError:
-                        pass  # recorded in self.problem; the engine sees `saved` is False
+                    except StoreError as exc:  # kept nowhere (recorded in self.problem): the run must stop
+                        for listener in self.failure_listeners:
+                            listener(exc)
                     finally:
                         self._commit_lock.release()
                 if line is not None:  # (the database I/O without the lock: the run never waits for it)

@@ -161,9 +161,14 @@ def test_spool_that_cannot_absorb_stops_the_run_with_exit_2(served_lab, tmp_path
     proxy.cut()
     rc = run.finish(timeout=120)  # before the fix: the soak went on unrecorded for its full hour
     assert rc == 2, run.output
-    ended = [e for e in _events(run) if e["event"] == "RunEnded"]
+    events = _events(run)
+    ended = [e for e in events if e["event"] == "RunEnded"]
     assert ended and ended[-1]["outcome"] == "error"
     assert "results cannot be recorded" in ended[-1]["message"]
+    # at once: the soak is cut short when the group commit finds nowhere to keep its samples
+    # (it had soaked on to its end, about a minute here, and PASSed unrecorded)
+    soak = [e for e in events if e["event"] == "StepEnded" and e["step_key"].startswith("steps/soak")]
+    assert soak and soak[-1]["outcome"] == "ABORTED", soak
     # nothing was spooled: the closing note must not send the operator to `labctl sync` for it
     assert "spooled locally" not in run.output and "results of this run were lost" in run.output, run.output
     assert_bench_safe(served_lab)

@@ -17,7 +17,7 @@ PLAN = """\
 name: attempts
 steps:
   - {id: first, check: wait, args: {duration: 0.05 s}}
-  - {id: cut, check: wait, args: {duration: 10 min}}
+  - {id: cut, check: wait, args: {duration: 1 min}}
   - {id: later, check: wait, args: {duration: 0.05 s}}
 """
 
