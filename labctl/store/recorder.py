@@ -369,13 +369,16 @@ class Recorder:
                 finally:
                     self._lock.release()
                 if batch is not None:
+                    failed: StoreError | None = None
                     try:
                         self._commit(run, batch)  # the run goes on meanwhile
                     except StoreError as exc:  # kept nowhere (recorded in self.problem): the run must stop
-                        for listener in self.failure_listeners:
-                            listener(exc)
+                        failed = exc
                     finally:
                         self._commit_lock.release()
+                    if failed is not None:  # told outside the locks: the abort it asks for may flush
+                        for listener in self.failure_listeners:
+                            listener(failed)
                 if line is not None:  # (the database I/O without the lock: the run never waits for it)
                     self._write_progress(line)
             if now - last_beat >= self.heartbeat_interval and not self.spooled:
