@@ -540,6 +540,17 @@ def ran_seconds(spans: Any) -> float | None:
     return sum(end - start for start, end in spans)
 
 
+def run_duration(started_at: float | None, ended_at: float | None, sessions: int | None, ran_s: float | None
+                 ) -> float | None:
+    """A run's duration: its sessions' time together (``ran_s``, :func:`ran_seconds`) when it
+    was resumed, else end − start; None while it runs."""
+    if ended_at is None or started_at is None:
+        return None
+    if (sessions or 1) > 1 and ran_s is not None:
+        return float(ran_s)
+    return ended_at - started_at
+
+
 def to_base(value: float, unit: str) -> float:
     """``to_base(750, "mV") == 0.75``; temperatures go to kelvin."""
     return parse_quantity(f"{value!r} {unit}" if unit else value).base

@@ -31,6 +31,12 @@ class StepOutcome(enum.StrEnum):
 #: or after a stop, SKIPPED): reports tell it from the step the abort cut short
 NOT_RUN = "not run: "
 
+
+def never_ran(outcome: str, message: str | None) -> bool:
+    """A step recorded after an abort without running (ABORTED, ``not run: REASON``), not the
+    step the abort cut short: it was no attempt."""
+    return outcome == "ABORTED" and (message or "").startswith(NOT_RUN)
+
 #: how a run that passed but whose results went to the spool ends (``error``, message
 #: "<verdict message>" + this + the store's problem); once ``labctl sync`` (or the station
 #: agent) has put every record in the database, the run is ``passed`` again

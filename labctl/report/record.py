@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from labctl.units import ran_seconds
+from labctl.units import ran_seconds, run_duration
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,9 +124,9 @@ class Step:
     def never_ran(self) -> bool:
         """Recorded without running: a step after an abort (ABORTED, ``not run: REASON``), not
         the step the abort cut short."""
-        from labctl.engine.events import NOT_RUN
+        from labctl.engine.events import never_ran
 
-        return self.outcome == "ABORTED" and self.message.startswith(NOT_RUN)
+        return never_ran(self.outcome, self.message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,10 +264,8 @@ class RunRecord:
     def duration(self) -> float | None:
         """Seconds the run ran: its sessions' time together when it was resumed (the time
         between them is not counted), else from its start to its end."""
-        if self.ended_at is None:
-            return None
-        ran = ran_seconds((s.started_at, s.ended_at) for s in self.sessions) if len(self.sessions) > 1 else None
-        return self.ended_at - self.started_at if ran is None else ran
+        spans = ((s.started_at, s.ended_at) for s in self.sessions)
+        return run_duration(self.started_at, self.ended_at, len(self.sessions), ran_seconds(spans))
 
     @property
     def final_steps(self) -> tuple[Step, ...]:

@@ -27,7 +27,7 @@ from labctl.engine.replay import REPLAY_MESSAGE
 from labctl.errors import RunNotFound, UsageError
 from labctl.store import schema as T
 from labctl.store.store import Store, split_step_key
-from labctl.units import is_offset_unit, ran_seconds
+from labctl.units import is_offset_unit, ran_seconds, run_duration
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -157,16 +157,6 @@ def _runs_select(filters: RunFilters) -> Select:
         _count_steps("ERROR").label("steps_error"), _ran_seconds().label("ran_s"),
     ).order_by(T.runs.c.started_at.desc(), T.runs.c.id.desc())
     return filters.where(q)
-
-
-def run_duration(started_at: float | None, ended_at: float | None, sessions: int | None, ran_s: float | None
-                 ) -> float | None:
-    """A run's duration: its sessions' time together when it was resumed, else end − start."""
-    if ended_at is None or started_at is None:
-        return None
-    if (sessions or 1) > 1 and ran_s is not None:
-        return float(ran_s)
-    return ended_at - started_at
 
 
 def list_runs(store: Store, filters: RunFilters | None = None, **kw: Any) -> list[dict[str, Any]]:

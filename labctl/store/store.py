@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from labctl.engine.events import NOT_IN_DATABASE, NOT_RUN
+from labctl.engine.events import NOT_IN_DATABASE, never_ran
 from labctl.errors import RunNotFound, StoreError, StoreUnreachable
 from labctl.store import migrate
 from labctl.store.location import default_db_path, display_url, resolve_db
@@ -436,7 +436,7 @@ class Store:
         open_steps: dict[str, Any] = {}
         for s in rows:
             logical, attempt = split_step_key(s.step_key)
-            if not (s.outcome == "ABORTED" and (s.message or "").startswith(NOT_RUN)):  # (not run: no try)
+            if not never_ran(s.outcome, s.message):  # (no try)
                 attempts[logical] = max(attempts.get(logical, 0), attempt, s.attempt)
             if REPLAY_TAG in (s.tags or ()):
                 continue
