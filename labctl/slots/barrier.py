@@ -19,9 +19,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from labctl.engine.abort import AbortController
+from labctl.engine.abort import AbortController, RunAborted
 
 POLL_S = 0.05
+
+
+class AbortedWaiting(RunAborted):
+    """A slot's abort while it waited at a shared step. ``under_way``: another slot was running
+    the step then (this slot's board was in it, cut short: an attempt); otherwise the step had
+    not begun for anyone (not run: no attempt)."""
+
+    def __init__(self, reason, *, under_way: bool) -> None:  # noqa: ANN001 - an AbortReason
+        super().__init__(reason)
+        self.under_way = under_way
 
 
 @dataclass
@@ -63,10 +73,10 @@ class SharedStepBarrier:
             while True:
                 if gate.done:
                     return gate.result, gate.leader or slot
-                if abort.requested:
+                if abort.requested and abort.reason is not None:
                     gate.arrived.pop(slot, None)
                     self._cond.notify_all()
-                    abort.raise_if_requested()
+                    raise AbortedWaiting(abort.reason, under_way=gate.leader is not None)
                 if gate.leader is None and self.live <= gate.arrived.keys() and slot == self._first(gate):
                     gate.leader = slot
                     break

@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from labctl.engine.abort import AbortController
-from labctl.engine.events import MeasurementRecorded, StepEnded, StepOutcome, StepStarted
+from labctl.engine.events import NOT_RUN, MeasurementRecorded, StepEnded, StepOutcome, StepStarted
 from labctl.engine.replay import REPLAY_MESSAGE, REPLAY_TAG
 from labctl.engine.runner import Runner, StepResult, _jsonable
 from labctl.errors import LabctlError
-from labctl.slots.barrier import SharedStepBarrier
+from labctl.slots.barrier import AbortedWaiting, SharedStepBarrier
 
 #: checks that move the environment itself when their role is shared
 ENVIRONMENT_CHECKS = {"thermal.soak"}
@@ -84,9 +84,13 @@ class SlotRunner(Runner):
             result, leader = self.barrier.run(key, self.slot,
                                               lambda: super(SlotRunner, self)._execute(ps, replay=replay),
                                               self.abort, keep=keep, rank=0 if replay else 1)
+        except AbortedWaiting as exc:  # its board waited that long: the record spans the wait
+            # cut short while another slot ran it (an attempt), or before anyone began it (none)
+            message = f"aborted: {exc.reason.message}" if exc.under_way else NOT_RUN + exc.reason.message
+            return self._record_not_run(ps, StepOutcome.ABORTED, message, since=arrived)
         except Exception as exc:  # noqa: BLE001 - aborted while waiting
             message = f"aborted: {self.abort.reason.message}" if self.abort.reason else f"{exc}"
-            return self._record_not_run(ps, StepOutcome.ABORTED, message, since=arrived)  # it waited that long
+            return self._record_not_run(ps, StepOutcome.ABORTED, message, since=arrived)
         if leader == self.slot:
             return result
         if replay:

@@ -28,6 +28,7 @@ from labctl.errors import ExitCode
 from labctl.fixture import load_fixture
 from labctl.sim.control import control_request, default_control_path
 from labctl.sim.testing import served_lab
+from labctl.store import open_store
 
 
 def test_a_slot_interlock_stops_that_slot_only(tmp_path):
@@ -105,3 +106,47 @@ def test_ctrl_c_during_a_four_slot_soak(tmp_path, sig):
     assert supplies == {slot: "0,0,0" for slot in "1234"}
     assert setpoint == 25.0
     assert "bench safe state chamber: PASS" in err
+
+
+def test_ctrl_c_before_every_slot_reached_a_shared_step_leaves_it_not_run(tmp_path):
+    """Slot 1 waits at the shared soak while slot 2 is still at its own step: Ctrl-C then keeps
+    the soak from running for anyone. Slot 1 records it ``not run`` (its board never soaked),
+    so that a resume runs it as the first attempt; slot 2's own step, cut short, is an attempt."""
+    fx = rack(tmp_path, time_scale=60)
+    db = tmp_path / "r.db"
+    with served_lab(fx):
+        proc = subprocess.Popen([sys.executable, "-m", "labctl", "run", str(DATA / "barrier-early.yaml"), "--fixture",
+                                 str(fx), "--slots", "1,2", "--json", "--db", str(db)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        waiting = in_identity = False
+        events = []
+        for line in proc.stdout:
+            event = json.loads(line)
+            events.append(event)
+            waiting |= event["event"] == "LogMessage" and "slot 1 at the shared step steps/soak" in event["message"]
+            in_identity |= event["event"] == "StepStarted" and event["slot"] == "2" \
+                and event["step_key"] == "steps/identity#1"
+            if waiting and in_identity:
+                break
+        time.sleep(0.5)  # slot 2 asks its console again and again (its board is not 0001)
+        os.kill(proc.pid, signal.SIGINT)
+        rest, err = proc.communicate(timeout=120)
+        supplies = {slot: scpi(resource, "OUTP? (@1,2,3)") for slot, resource in slot_supplies(fx).items()}
+    assert proc.returncode == 3, err
+    events += map(json.loads, rest.splitlines())
+    ended = {(e["slot"], e["step_key"]): e for e in events if e["event"] == "StepEnded"}
+    soak_1 = ended[("1", "steps/soak#1")]
+    assert soak_1["outcome"] == "ABORTED" and soak_1["message"].startswith("not run: SIGINT"), soak_1
+    assert soak_1["duration"] > 0  # recorded for as long as it waited
+    assert ended[("2", "steps/identity#1")]["message"].startswith("aborted: SIGINT")
+    assert ended[("2", "steps/soak#1")]["message"].startswith("not run: SIGINT")
+    store = open_store(str(db))
+    try:
+        info = {e["slot"]: store.resume_info(e["run_id"]) for e in events if e["event"] == "RunStarted"}
+    finally:
+        store.close()
+    # what `labctl resume` numbers: the soak's first attempt is still to come on both slots
+    assert "steps/soak" not in info["1"].attempts and "steps/soak" not in info["2"].attempts
+    assert info["2"].attempts["steps/identity"] == 1
+    assert supplies["1"] == supplies["2"] == "0,0,0"

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from labctl.engine.abort import AbortController
-from labctl.slots.barrier import SharedStepBarrier
+from labctl.slots.barrier import AbortedWaiting, SharedStepBarrier
 
 
 def _run_all(barrier, slots, action, keep=lambda r: True, aborts=None):
@@ -52,3 +54,43 @@ def test_a_leader_aborted_alone_hands_the_lead_over():
     assert len(calls) == 2
     survivor = calls[1]
     assert results[survivor] == ("moved", survivor)
+
+
+def test_an_abort_while_waiting_says_whether_the_step_was_under_way():
+    """Aborted before every slot arrived: nobody ran the step (``under_way`` False); aborted
+    while another slot led it: this slot's board was in it (True)."""
+    barrier = SharedStepBarrier(["1", "2", "3"])
+    early = AbortController()
+    early.request("signal", "SIGINT")
+    with pytest.raises(AbortedWaiting) as info:  # slots 2 and 3 have not arrived
+        barrier.run("steps/soak@0", "1", lambda: "moved", early, keep=lambda r: True)
+    assert info.value.under_way is False and info.value.reason.message == "SIGINT"
+
+    barrier = SharedStepBarrier(["1", "2"])
+    leading, follower_abort = threading.Event(), AbortController()
+    release = threading.Event()
+
+    def lead():
+        leading.set()
+        release.wait(10)
+        return "moved"
+
+    leader = threading.Thread(target=barrier.run, args=("steps/soak@0", "1", lead, AbortController()),
+                              kwargs={"keep": lambda r: True, "rank": 1})
+    leader.start()
+    caught = []
+
+    def follow():
+        try:
+            barrier.run("steps/soak@0", "2", lambda: "moved", follower_abort, keep=lambda r: True)
+        except AbortedWaiting as exc:
+            caught.append(exc)
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    assert leading.wait(10)
+    follower_abort.request("interlock", "die over-temperature")
+    follower.join(10)
+    release.set()
+    leader.join(10)
+    assert [exc.under_way for exc in caught] == [True]
