@@ -59,9 +59,35 @@ def parse_since(value: str | float | datetime | None, now: float | None = None, 
             f"cannot read {option} {value!r}",
             hint="use an age like 30m, 12h, 7d or a date like 2026-11-30 or 2026-11-30T08:00",
         ) from None
-    if option == "--until" and re.fullmatch(r"\d{4}-?\d{2}-?\d{2}", value.strip()):  # (2026-11-30, 20261130)
+    plain_date = re.fullmatch(r"\d{4}-?\d{2}-?\d{2}", value.strip()) is not None  # (2026-11-30, 20261130)
+    if option == "--until" and plain_date:
         dt += timedelta(days=1)
+    if dt.tzinfo is None and not plain_date:  # (a day starts at its first instant: fold 0)
+        _check_local_time(dt, option, value.strip())
     return (dt if dt.tzinfo else dt.astimezone()).timestamp()
+
+
+def _check_local_time(dt: datetime, option: str, value: str) -> None:
+    """A local date-time that happens twice (the hour the clocks go back) or never (the hour
+    they go forward) is refused: either reading could be an hour off what was meant."""
+    first, second = dt.replace(fold=0).timestamp(), dt.replace(fold=1).timestamp()
+    if first == second:
+        return
+    before, after = _utc_offset(min(first, second) - 7200), _utc_offset(max(first, second) + 7200)
+    if datetime.fromtimestamp(first) == datetime.fromtimestamp(second) == dt.replace(fold=0):
+        raise UsageError(f"{option} {value!r} happens twice in local time (the clocks go back then)",
+                         hint=f"say which with its UTC offset: {value}{before} (the first) or "
+                              f"{value}{after} (the second)")
+    raise UsageError(f"{option} {value!r} does not exist in local time (the clocks go forward then)",
+                     hint=f"give a time outside that hour, or its UTC offset, e.g. {value}{before} "
+                          f"(read on the clock before the change)")
+
+
+def _utc_offset(epoch: float) -> str:
+    """``+02:00``: the local UTC offset at ``epoch``."""
+    minutes = round(datetime.fromtimestamp(epoch).astimezone().utcoffset().total_seconds() / 60)  # type: ignore[union-attr]
+    sign, minutes = ("+" if minutes >= 0 else "-"), abs(minutes)
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 #: the run outcomes a filter may name, ended ones first (the order the hint lists them in)

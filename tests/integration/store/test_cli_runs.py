@@ -102,6 +102,11 @@ def test_bad_input_gets_one_line_and_an_exit_code(populated, labctl):
     assert res.returncode == 4 and "cannot read --since" in res.stderr and "Traceback" not in res.stderr
     res = labctl("runs", "compare", "run-", "run-new", "--db", populated)
     assert res.returncode == 4 and "ambiguous" in res.stderr
+    # a local time the clock shows twice (Berlin's clocks went back at 03:00 CEST that night)
+    res = labctl("runs", "--db", populated, "--since", "2026-10-25 02:30", env={**os.environ, "TZ": "Europe/Berlin"})
+    assert res.returncode == 4 and "Traceback" not in res.stderr, res.stderr
+    assert "--since '2026-10-25 02:30' happens twice in local time" in res.stderr
+    assert "2026-10-25 02:30+02:00 (the first) or 2026-10-25 02:30+01:00 (the second)" in res.stderr
 
 
 def test_an_unreachable_database_is_one_clear_error(labctl):

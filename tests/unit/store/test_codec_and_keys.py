@@ -80,3 +80,32 @@ def test_until_a_date_includes_that_whole_day():
     assert parse_since("2026-11-30T08:00+00:00", option="--until") == datetime(2026, 11, 30, 8, tzinfo=UTC).timestamp()
     with pytest.raises(UsageError, match="cannot read --until"):
         parse_since("soon", option="--until")
+
+
+@pytest.fixture(params=["Europe/Berlin", "America/New_York"])
+def zone_with_dst(request, monkeypatch):
+    monkeypatch.setenv("TZ", request.param)
+    time.tzset()
+    yield request.param
+    monkeypatch.undo()
+    time.tzset()
+
+
+#: (the hour the clocks go back: it happens twice, its two UTC offsets; the hour they go forward)
+DST_2026 = {"Europe/Berlin": ("2026-10-25T02:30", "+02:00", "+01:00", "2026-03-29T02:30"),
+            "America/New_York": ("2026-11-01T01:30", "-04:00", "-05:00", "2026-03-08T02:30")}
+
+
+def test_a_local_time_the_clocks_skip_or_repeat_is_refused_with_the_offsets_to_use(zone_with_dst):
+    twice, first, second, never = DST_2026[zone_with_dst]
+    with pytest.raises(UsageError, match="happens twice in local time") as info:
+        parse_since(twice)
+    assert f"{twice}{first} (the first) or {twice}{second} (the second)" in info.value.hint
+    # each offset the hint names is a distinct instant, an hour apart
+    assert parse_since(f"{twice}{second}") - parse_since(f"{twice}{first}") == 3600
+    with pytest.raises(UsageError, match="does not exist in local time"):
+        parse_since(never, option="--until")
+    # a plain date on those days is the day's first instant; other times read as before
+    day = twice[:10]
+    assert datetime.fromtimestamp(parse_since(day)).hour == 0
+    assert parse_since(f"{day}T12:00") - parse_since(day) == 12 * 3600 + 3600  # the day had 25 hours
