@@ -477,6 +477,7 @@ _PLAIN_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|min|h)\s*\Z")
 _SECONDS_PER = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
 
+_CALENDAR_MONTH = re.compile(r"(?i)\bmonths?\b")  # pint's month is a twelfth of a year
 _DURATION_HINT = "write a duration, e.g. 90 s, 5 min or 2 h (a bare number is seconds)"
 _GENERIC_HINT = "write a number and a unit"
 
@@ -512,6 +513,9 @@ def parse_duration(value: Any, *, what: str = "duration") -> float:
     seconds = q.to("s")
     if seconds < 0 or math.isnan(seconds):
         raise UnitError(f"{what}: a duration must not be negative ({value})", hint=_DURATION_HINT)
+    if isinstance(value, str) and _CALENDAR_MONTH.search(value):
+        raise UnitError(f"{what}: {value.strip()} is no fixed time (a month has 28 to 31 days)",
+                        hint="give it in days or hours, e.g. 30 d or 720 h")
     return seconds
 
 

@@ -172,3 +172,12 @@ def test_ran_seconds_is_the_sessions_together_and_unknown_while_one_runs():
     assert ran_seconds([(0.0, 600.0), (600.0 + weekend, 900.0 + weekend)]) == 900.0
     assert ran_seconds([(0.0, 600.0), (700.0, None)]) is None
     assert ran_seconds([]) is None
+
+
+@pytest.mark.parametrize("text", ["1 month", "0.5 months"])
+def test_a_month_is_no_duration_a_plan_may_hold_for(text):
+    """pint reads a month as a twelfth of a year (30.44 days): a plan saying `hold: 1 month`
+    meant a calendar month, which has 28 to 31 days. It is refused with what to write."""
+    with pytest.raises(UnitError, match="is no fixed time") as info:
+        parse_duration(text, what="hold")
+    assert str(info.value).startswith(f"hold: {text}") and "30 d" in info.value.hint
