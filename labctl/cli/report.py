@@ -31,7 +31,7 @@ def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None,
     labctl report --plan power-rails --since 7d -F xlsx -o power-rails.xlsx
     labctl report --dut DUT-17 --outcome failed -F csv -o failures.csv
     """
-    from labctl.errors import StoreError, UsageError
+    from labctl.errors import StoreError, StoreTimeout, StoreUnreachable, UsageError
     from labctl.report.formats import ExportOptions, export, exporter
     from labctl.report.record import load_records
     from labctl.store import open_store
@@ -42,6 +42,8 @@ def report(run_ids: tuple[str, ...], filters: dict[str, Any], limit: int | None,
     with open_store(db, reading=True) as store:
         try:
             ids = [find_run(store, r) for r in run_ids]
+        except (StoreTimeout, StoreUnreachable):
+            raise
         except StoreError as err:  # an unknown or ambiguous id: nothing to report on
             raise UsageError(err.message, hint=err.hint) from None
         records = load_records(store, ids or None, wanted)

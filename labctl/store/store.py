@@ -189,6 +189,10 @@ class Store:
                 self.engine, self.read_engine = _sqlite_engines(url, sqlite_synchronous.upper())
         elif self.dialect == "postgresql":
             self.engine = self.read_engine = _postgres_engine(url)
+            if reading:  # a server that takes the query and says nothing ends the command, not hangs it
+                from labctl.store.readbound import ReadWatch
+
+                ReadWatch(self.read_engine, self.display_url)
         else:
             raise StoreError(f"unsupported database {self.display_url}")
         self._clock_offset: float | None = 0.0 if self.dialect != "postgresql" else None

@@ -15,6 +15,7 @@ class TcpProxy:
         self._lock = threading.Lock()
         self._alive = True
         self._stalled = threading.Event()
+        self.stall_on: bytes | None = None  # stall once the client sends these bytes (e.g. a query's text)
         self._down = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -45,6 +46,8 @@ class TcpProxy:
     def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
             while data := src.recv(65536):
+                if self.stall_on is not None and self.stall_on in data:
+                    self._stalled.set()
                 if not self._stalled.is_set():  # stalled: swallow, the peer hears nothing back
                     dst.sendall(data)
         except OSError:
