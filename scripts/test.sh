@@ -31,7 +31,9 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 # Compile them once, as pip does for a regular install.
 .venv/bin/python -m compileall -q labctl >/dev/null || true
 set +e
-.venv/bin/python -m pytest "$@"
+# Two worker processes, a test file each at a time (most tests wait on subprocesses and the
+# simulated lab: one process leaves a core idle). LABCTL_TEST_WORKERS=0 runs them in this one.
+.venv/bin/python -m pytest -n "${LABCTL_TEST_WORKERS:-2}" --dist loadfile "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
