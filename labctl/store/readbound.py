@@ -1,4 +1,5 @@
-"""A bound on the reading commands' PostgreSQL calls (``labctl runs``, ``report``, ``stats``).
+"""A bound on the looking commands' PostgreSQL calls (``labctl runs``, ``report``, ``stats``,
+``stations``, ``queue list|show|cancel``: the stores opened ``reading`` or ``must_exist``).
 
 The server bounds every statement itself (``statement_timeout``, 30 s: see
 :func:`labctl.store.store._postgres_engine`), and TCP keepalives catch a peer that stopped
@@ -6,8 +7,9 @@ acknowledging. A server, or a path to it, that accepts the query and then says n
 caught by neither: a reading command waited for it forever. This watch gives each statement
 (and the pool's liveness ping) :func:`read_timeout` seconds: past that it shuts the
 connection's socket down, so the call returns at once with an error, which is reported as one
-line (:class:`~labctl.errors.StoreTimeout`). Nothing is written by these commands: ending
-the call loses nothing.
+line (:class:`~labctl.errors.StoreTimeout`). Ending the call loses nothing: these commands
+write nothing, or one short transaction (reaping stale jobs, cancelling one) that the server
+rolls back when its connection ends.
 """
 
 from __future__ import annotations

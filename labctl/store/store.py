@@ -189,7 +189,7 @@ class Store:
                 self.engine, self.read_engine = _sqlite_engines(url, sqlite_synchronous.upper())
         elif self.dialect == "postgresql":
             self.engine = self.read_engine = _postgres_engine(url)
-            if reading:  # a server that takes the query and says nothing ends the command, not hangs it
+            if reading or must_exist:  # a server that takes the query and says nothing ends the command
                 from labctl.store.readbound import ReadWatch
 
                 ReadWatch(self.read_engine, self.display_url)

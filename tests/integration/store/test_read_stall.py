@@ -1,6 +1,7 @@
 """A PostgreSQL server that takes a reading command's query and never answers (a hung server,
 a black-holed path: TCP still acknowledges) ends the command in one line within
-$LABCTL_DB_READ_TIMEOUT, instead of leaving it waiting forever (a rig's nightly report job)."""
+$LABCTL_DB_READ_TIMEOUT, instead of leaving it waiting forever (a rig's nightly report job, a
+script polling `labctl stations`)."""
 
 from __future__ import annotations
 
@@ -35,12 +36,15 @@ def recorded(tmp_path):
         yield url
 
 
-@pytest.mark.parametrize("args", [("runs",), ("runs", "show", "stall-1"), ("report", "stall-1", "--format", "json", "-o", "r.json"),
-                                  ("stats",)], ids=["runs", "runs-show", "report", "stats"])
-def test_a_silent_server_ends_a_reading_command_in_one_line(recorded, labctl, args, tmp_path):
+@pytest.mark.parametrize(("args", "query"), [
+    (("runs",), b"FROM runs"), (("runs", "show", "stall-1"), b"stall-1"),
+    (("report", "stall-1", "--format", "json", "-o", "r.json"), b"stall-1"), (("stats",), b"FROM runs"),
+    (("stations",), b"stations"), (("queue", "list"), b"jobs")],
+    ids=["runs", "runs-show", "report", "stats", "stations", "queue-list"])
+def test_a_silent_server_ends_a_reading_command_in_one_line(recorded, labctl, args, query, tmp_path):
     u = make_url(recorded)
     proxy = TcpProxy(u.host, u.port)
-    proxy.stall_on = b"stall-1" if "stall-1" in args else b"FROM runs"  # (the listing's or the run's query)
+    proxy.stall_on = query  # the server goes silent once the command's query has gone out
     url = u.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
     began = time.monotonic()
     res = labctl(*args, "--db", url, cwd=tmp_path, timeout=60, env={**os.environ, "LABCTL_DB_READ_TIMEOUT": "2"})
