@@ -25,15 +25,16 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT = 10.0  # seconds; $LABCTL_DB_TIMEOUT overrides
 
 
-def default_timeout() -> float:
-    raw = os.environ.get("LABCTL_DB_TIMEOUT")
+def default_timeout(variable: str = "LABCTL_DB_TIMEOUT", default: float = DEFAULT_TIMEOUT) -> float:
+    """Seconds from the environment ``variable`` (0 < t < 3600), else ``default``."""
+    raw = os.environ.get(variable)
     if not raw:
-        return DEFAULT_TIMEOUT
+        return default
     try:
         value = float(raw)
     except ValueError:
-        return DEFAULT_TIMEOUT
-    return value if 0 < value < 3600 else DEFAULT_TIMEOUT
+        return default
+    return value if 0 < value < 3600 else default
 
 
 class _Call:

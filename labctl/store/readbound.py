@@ -24,6 +24,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from labctl.errors import StoreTimeout
+from labctl.store.bounded import default_timeout
 
 #: seconds; beyond the server's own 30 s statement limit, so that only a silent server trips it
 DEFAULT_READ_TIMEOUT = 40.0
@@ -32,11 +33,7 @@ _POLL_S = 0.2
 
 def read_timeout() -> float:
     """``$LABCTL_DB_READ_TIMEOUT`` (seconds, 0 < t < 3600) or :data:`DEFAULT_READ_TIMEOUT`."""
-    try:
-        value = float(os.environ.get("LABCTL_DB_READ_TIMEOUT") or DEFAULT_READ_TIMEOUT)
-    except ValueError:
-        return DEFAULT_READ_TIMEOUT
-    return value if 0 < value < 3600 else DEFAULT_READ_TIMEOUT
+    return default_timeout("LABCTL_DB_READ_TIMEOUT", DEFAULT_READ_TIMEOUT)
 
 
 def _socket_of(dbapi_connection: Any) -> int | None:
