@@ -17,6 +17,17 @@ class Script:
         self.run_id = run_id
         self.t = time.time() if t0 is None else t0
 
+    @classmethod
+    def on_bus(cls, *subscribers, run_id: str = "run-1", t0: float | None = None) -> Script:
+        """A script publishing through an event bus (as the engine does) that ``subscribers``
+        (a Recorder first, as a run subscribes it) listen to; the bus is ``script.bus``."""
+        bus = ev.EventBus()
+        for sub in subscribers:
+            bus.subscribe(sub)
+        script = cls(bus, run_id, t0=t0)
+        script.bus = bus
+        return script
+
     def tick(self, dt: float = 0.5) -> float:
         self.t += dt
         return self.t

@@ -26,9 +26,7 @@ def recorded(tmp_path):
         url = resolve_db(url)
         with open_store(url) as store:
             rec = Recorder(store)
-            bus = ev.EventBus()
-            bus.subscribe(rec)
-            s = Script(bus, "stall-1")
+            s = Script.on_bus(rec, run_id="stall-1")
             s.start()
             s.step("s1", {"a": 0.75})
             s.end(ev.RunOutcome.FAILED)

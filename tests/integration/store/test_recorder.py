@@ -38,9 +38,7 @@ def count(store, table, **where):
 
 def test_a_full_run_is_stored_with_every_context_column(store, tmp_path):
     rec = Recorder(store)
-    bus = ev.EventBus()
-    bus.subscribe(rec)
-    s = Script(bus, "full-1")
+    s = Script.on_bus(rec, run_id="full-1")
     s.start()
     s.step("power_on", {"vin": 12.0}, group="setup", low=11.5, high=12.5)
     key = s.step("rails", {"vdd": 0.75, "vddq": 0.81}, outcome=ev.StepOutcome.FAIL)
@@ -61,7 +59,7 @@ def test_a_full_run_is_stored_with_every_context_column(store, tmp_path):
                                                              "kind": "reply", "text": "0.75", "elapsed_s": 0.002}])
     s.emit(ev.StepEnded, step_key=soak, outcome=ev.StepOutcome.PASS)
     s.end(ev.RunOutcome.FAILED)
-    assert bus.errors == [] and rec.saved
+    assert s.bus.errors == [] and rec.saved
 
     [row] = query.list_runs(store)
     assert (row["id"], row["outcome"], row["dut_serial"], row["station"]) == ("full-1", "failed", "DUT-1", "bench-1")
@@ -100,10 +98,7 @@ def test_a_step_is_committed_before_publish_of_its_end_returns(store, db_url):
         if isinstance(e, ev.MeasurementRecorded | ev.StepEnded):
             seen.append((e.kind, count(reader, measurements, run_id="dur-1")))
 
-    bus = ev.EventBus()
-    bus.subscribe(Recorder(store))
-    bus.subscribe(probe)
-    s = Script(bus, "dur-1")
+    s = Script.on_bus(Recorder(store), probe, run_id="dur-1")
     s.start()
     assert reader.resume_info("dur-1").outcome == "running"  # the run row is there at once
     s.step("a", {"x": 0.75, "y": 0.76})
@@ -201,14 +196,12 @@ def test_resume_continues_the_same_run_without_duplicates(store, db_url):
     assert info.next_session == 1 and info.plan_text == "name: power-smoke\n"
 
     rec2 = Recorder(store)
-    bus = ev.EventBus()
-    bus.subscribe(rec2)
-    s2 = Script(bus, "res-1")
+    s2 = Script.on_bus(rec2, run_id="res-1")
     s2.start(resumed_from="res-1", plan_hash="b" * 64)  # plan changed: resumed with --force
     s2.step("power_on", {"vin": 12.1}, group="setup", low=11, high=13)
     s2.step("s3", {"c": 0.77}, attempt=info.next_attempt(cut))
     s2.end()
-    assert bus.errors == []
+    assert s2.bus.errors == []
     d = query.run_detail(store, "res-1")
     assert d["run"]["outcome"] == "passed" and d["run"]["sessions"] == 2
     assert [(x["session"], x["plan_changed"]) for x in d["sessions"]] == [(0, False), (1, True)]
@@ -234,13 +227,11 @@ def test_a_resumed_runs_duration_is_its_sessions_not_the_gap_between_them(store)
     with store.engine.begin() as conn:
         conn.execute(update(runs).where(runs.c.id == "gap-1").values(pid=dead_pid()))
     store.mark_interrupted()
-    bus = ev.EventBus()
-    bus.subscribe(Recorder(store))
-    s2 = Script(bus, "gap-1", t0=s.t + 3600.0)
+    s2 = Script.on_bus(Recorder(store), run_id="gap-1", t0=s.t + 3600.0)
     s2.start(resumed_from="gap-1")
     s2.step("s2", {"b": 0.76}, attempt=2)
     s2.end()
-    assert bus.errors == []
+    assert s2.bus.errors == []
     sessions = query.run_detail(store, "gap-1")["sessions"]
     ran = sum(x["ended_at"] - x["started_at"] for x in sessions)
     assert ran < 200 and len(sessions) == 2  # (the first ends at its last heartbeat, about now)
@@ -254,11 +245,10 @@ def test_a_resumed_runs_duration_is_its_sessions_not_the_gap_between_them(store)
 
 def test_a_second_run_with_an_existing_id_is_refused(store):
     Script(Recorder(store), "dup-1").start()
-    bus = ev.EventBus()
-    bus.subscribe(Recorder(store))
-    Script(bus, "dup-1").start()
-    assert isinstance(bus.errors[0][1], StoreError)
-    assert "already exists" in str(bus.errors[0][1])
+    s = Script.on_bus(Recorder(store), run_id="dup-1")
+    s.start()
+    assert isinstance(s.bus.errors[0][1], StoreError)
+    assert "already exists" in str(s.bus.errors[0][1])
 
 
 def test_events_for_a_run_not_started_are_an_error(store):
@@ -296,11 +286,10 @@ def test_a_live_run_marked_interrupted_by_mistake_takes_itself_back(store):
 def test_resuming_a_run_that_is_still_alive_is_refused(store):
     rec = Recorder(store)
     Script(rec, "live-1").start()  # this process owns it and is alive
-    bus = ev.EventBus()
-    bus.subscribe(Recorder(store))
-    Script(bus, "live-1").start(resumed_from="live-1")
-    assert isinstance(bus.errors[0][1], StoreError)
-    assert "still running" in str(bus.errors[0][1])
+    s = Script.on_bus(Recorder(store), run_id="live-1")
+    s.start(resumed_from="live-1")
+    assert isinstance(s.bus.errors[0][1], StoreError)
+    assert "still running" in str(s.bus.errors[0][1])
     assert store.next_session("live-1") == 1  # no second session was opened
     rec.close()
 
@@ -355,9 +344,7 @@ def test_group_commit_stores_whole_steps_within_the_window_and_everything_at_the
     """With a commit window the run never waits for a commit at a step end: the finished steps
     reach the database together (each with its measurements and its end), soon after."""
     rec = Recorder(store, commit_window=0.2)
-    bus = ev.EventBus()
-    bus.subscribe(rec)
-    s = Script(bus, "group-1")
+    s = Script.on_bus(rec, run_id="group-1")
     s.start()
     keys = [s.step("rail", {"vdd": 0.75, "vddq": 0.79}, corner_index=i) for i in range(50)]
 

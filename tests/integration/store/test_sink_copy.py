@@ -22,9 +22,7 @@ def record(url: str) -> None:
     tabs, backslashes and newlines, empty and missing limits, labels (JSON)."""
     with open_store(url) as store:
         rec = Recorder(store)
-        bus = ev.EventBus()
-        bus.subscribe(rec)
-        s = Script(bus, "copy-1")
+        s = Script.on_bus(rec, run_id="copy-1")
         s.start()
         s.step("first", {"a": 0.75})  # started and ended in one batch: a whole step row
         s.emit(ev.StepStarted, step_key="steps/open#1", step_id="open", group="steps", check="measure",

@@ -43,9 +43,7 @@ def run_through_outage(url: str, spool_path, run_id: str = "outage-1") -> Record
     proxy = TcpProxy(u.host, u.port)
     store = open_store(via_proxy(url, proxy))
     rec = Recorder(store, spool_path=spool_path)
-    bus = ev.EventBus()
-    bus.subscribe(rec)
-    s = Script(bus, run_id)
+    s = Script.on_bus(rec, run_id=run_id)
     s.start()
     s.step("s1", {"a": 0.75, "b": 0.76})
     proxy.cut()  # PostgreSQL unreachable from here on
@@ -54,7 +52,7 @@ def run_through_outage(url: str, spool_path, run_id: str = "outage-1") -> Record
     s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.FAIL)
     s.step("s3", {"e": 0.78})
     s.end(ev.RunOutcome.FAILED)
-    assert bus.errors == []  # nothing lost, so nothing to complain about to the engine
+    assert s.bus.errors == []  # nothing lost, so nothing to complain about to the engine
     assert not rec.saved and rec.spooled and not rec.lost
     assert "failed" in rec.problem
     rec.close()
@@ -118,14 +116,12 @@ def test_when_the_spool_fails_too_the_recorder_says_results_were_lost(pg_url, tm
     proxy = TcpProxy(u.host, u.port)
     store = open_store(via_proxy(pg_url, proxy))
     rec = Recorder(store, spool_path=blocker / "spool.db")
-    bus = ev.EventBus()
-    bus.subscribe(rec)
-    s = Script(bus, "lost-1")
+    s = Script.on_bus(rec, run_id="lost-1")
     s.start()
     proxy.cut()
     s.step("s1", {"a": 0.75})
     assert rec.lost and not rec.saved
-    assert isinstance(bus.errors[0][1], StoreError) and "could not be saved anywhere" in str(bus.errors[0][1])
+    assert isinstance(s.bus.errors[0][1], StoreError) and "could not be saved anywhere" in str(s.bus.errors[0][1])
     rec.close()
     store.close()
 
