@@ -14,7 +14,8 @@
   plan's YAML data comes from the plan cache (``labctl.plan.cache``), as when a lab runs a
   plan again; ``python -m labctl.bench`` starts every benchmark with an empty cache of its own.
 * A step recording 1,000 measurements, published through the event bus into the recorder
-  (SQLite, ``synchronous=FULL``) and the console: the cost of one measurement.
+  (SQLite, ``synchronous=FULL``) and the console: the cost of one measurement (20 such steps,
+  the best of 3 rounds, each into a new database).
 """
 
 from __future__ import annotations
@@ -102,16 +103,23 @@ def step_rows(tmp: Path, quick: bool) -> list[Row]:
 
 
 def measurement_row(tmp: Path, quick: bool) -> Row:
+    rounds = 1 if quick else 3  # the best of them: other jobs on the machine only ever add time
+    per = min(_record_measurements(tmp / f"measurements-{r}.db", 3 if quick else 20) for r in range(rounds))
+    return Row("record: CPU per measurement (steps of 1,000; bus → store + console)", "≤ 20 µs",
+               f"{per * 1e6:.1f} µs", per / 20e-6)
+
+
+def _record_measurements(db: Path, steps: int) -> float:
+    """CPU seconds a measurement, ``steps`` steps of 1,000 published and recorded."""
     from labctl.console import ConsoleReporter, make_console
     from labctl.engine import events as ev
     from labctl.store import open_store
     from labctl.store.recorder import Recorder, commit_window_from_env
 
     per_step = 1000
-    steps = 3 if quick else 20
     run_id = f"bench-{os.getpid()}-{time.time_ns()}"
     limits = ev.Limits(low=0.7, high=0.8, text="0.7 V ≤ x ≤ 0.8 V")
-    with open_store(str(tmp / "measurements.db")) as store:
+    with open_store(str(db)) as store:
         recorder = Recorder(store, commit_window=commit_window_from_env())
         bus = ev.EventBus()
         bus.subscribe(recorder)
@@ -133,8 +141,7 @@ def measurement_row(tmp: Path, quick: bool) -> Row:
         per = (time.process_time() - start) / (steps * per_step)
         if bus.errors or not recorder.saved:
             raise RuntimeError(f"recorder failed: {bus.errors} {recorder.problem}")
-    return Row("record: CPU per measurement (steps of 1,000; bus → store + console)", "≤ 20 µs",
-               f"{per * 1e6:.1f} µs", per / 20e-6)
+    return per
 
 
 def rows(tmp: Path, quick: bool) -> list[Row]:

@@ -15,6 +15,8 @@ import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +42,16 @@ from labctl.store.schema import (
 from labctl.store.store import Store, split_step_key
 
 ATTACHMENT_MAX_BYTES = 32 * 1024 * 1024  # larger files are recorded by path and hash only
-_NO_LIMITS = (None,) * 8
-_NO_LABELS = (None,) * 5
 # Bulk rows go straight to the driver's executemany (SQLAlchemy's per-row processing would
 # halve the write rate). Column order matches the tuples built below.
+_LIMIT_COLUMNS = ("low", "high", "nominal", "marginal_low", "marginal_high", "limit_equals", "limit_regex",
+                  "limit_text")
+_LABEL_COLUMNS = ("lane", "rail", "channel", "sensor", "labels")
 _MEASUREMENT_COLUMNS = (
-    "step_ref", "run_id", "seq", "name", "value", "value_text", "unit", "low", "high", "nominal",
-    "marginal_low", "marginal_high", "limit_equals", "limit_regex", "limit_text", "verdict",
-    "lane", "rail", "channel", "sensor", "labels", "t",
+    "step_ref", "run_id", "seq", "name", "value", "value_text", "unit", *_LIMIT_COLUMNS, "verdict",
+    *_LABEL_COLUMNS, "t",
 )
+_VALUE_NUM, _VALUE_TEXT, _VALUE_BOTH, _VALUE_NONE = ("value",), ("value_text",), ("value", "value_text"), ()
 _SAMPLE_COLUMNS = ("step_ref", "run_id", "seq", "series", "value", "unit", "t")
 _IO_COLUMNS = ("run_id", "session", "seq", "step_key", "t", "instrument", "resource", "kind", "text", "elapsed_s")
 
@@ -126,7 +129,13 @@ class DbSink:
         self.store = store
         self.heartbeat_interval = heartbeat_interval
         self._steps: dict[tuple[str, int, str], int] = {}
-        self._labels_json: dict[tuple[tuple[str, str], ...], str] = {}
+        # SQLite: a measurement row leaves its NULL columns out (see _measurement); PostgreSQL's
+        # COPY takes every column
+        self._sparse = store.dialect == "sqlite"
+        self._label_cols: dict[tuple[tuple[str, Any], ...], tuple[tuple[str, ...], tuple[Any, ...]]] = {}
+        self._limit_cols: dict[int, tuple[ev.Limits, tuple[str, ...], tuple[Any, ...]]] = {}  # this batch's
+        self._measurement_sql: dict[tuple[tuple[str, ...], ...], str] = {}
+        self._no_limits = self._present(_LIMIT_COLUMNS, (None,) * len(_LIMIT_COLUMNS))
         self._bulk = {
             "measurements": _bulk_sql("measurements", _MEASUREMENT_COLUMNS, store.dialect),
             "samples": _bulk_sql("samples", _SAMPLE_COLUMNS, store.dialect),
@@ -185,6 +194,8 @@ class DbSink:
         ends: dict[str, ev.StepEnded] = {}  # the first end of each step key
         others: list[tuple[int, ev.Event]] = []
         run_started: list[ev.RunStarted] = []
+        self._limit_cols.clear()  # (keyed by the id of a Limits the batch holds)
+        shaped: list[tuple[tuple[tuple[str, ...], ...], tuple[Any, ...]]] = []  # measurements
         for item in b.items:
             cls = item[1].__class__
             if cls is ev.StepStarted:
@@ -207,7 +218,7 @@ class DbSink:
         for seq, e in others:
             match e:  # measurements first: by far the most frequent
                 case ev.MeasurementRecorded():
-                    children["measurements"].append(self._measurement(conn, b, seq, e))
+                    shaped.append(self._measurement(conn, b, seq, e))
                 case ev.SampleRecorded():
                     children["samples"].append((self._step_ref(conn, b, e.step_key, e.time), b.run_id,
                                                 seq, e.series, e.value, e.unit, e.time))
@@ -233,6 +244,11 @@ class DbSink:
                  str(rec.get("resource", "")), str(rec.get("kind", "")), str(rec.get("text", "")),
                  rec.get("elapsed_s"))
                 for seq, rec in b.io_records]
+        if shaped:
+            if self._sparse:
+                self._insert_measurements(conn, shaped)
+            else:
+                children["measurements"] = [row for _shape, row in shaped]
         tables = {t.name: t for t in (measurements, samples, logs, prompts, instrument_errors, attachments, io_log)}
         for name, table_rows in children.items():
             if copy and name in self._copy_sql:
@@ -399,7 +415,14 @@ class DbSink:
             self._steps[key] = ref
         return ref
 
-    def _measurement(self, conn: Connection, b: Batch, seq: int, e: ev.MeasurementRecorded) -> tuple[Any, ...]:
+    def _measurement(self, conn: Connection, b: Batch, seq: int,
+                     e: ev.MeasurementRecorded) -> tuple[tuple[tuple[str, ...], ...], tuple[Any, ...]]:
+        """A measurement's row and its shape (the columns its value, limits and labels fill).
+
+        On SQLite the NULL columns are left out of both: Python's sqlite3 module binds a number
+        or a text at once, but calls an adapter for each ``None``
+        (:func:`labctl.store.store._bind_none_directly`), and a row with limits ``low``/``high``
+        and one label holds nine (~13 % of the insert's instructions, bench/store_step.py)."""
         v = e.value
         if isinstance(v, bool):
             num, txt = float(v), "true" if v else "false"
@@ -411,24 +434,50 @@ class DbSink:
             num, txt = None, None
         else:
             num, txt = None, str(v)
+        if not self._sparse:
+            vcols, vals = _VALUE_BOTH, (num, txt)
+        elif txt is None:
+            vcols, vals = (_VALUE_NUM, (num,)) if num is not None else (_VALUE_NONE, ())
+        else:
+            vcols, vals = (_VALUE_TEXT, (txt,)) if num is None else (_VALUE_BOTH, (num, txt))
         lim = e.limits
-        labels = e.labels
         if lim is None:
-            lim_cols: tuple[Any, ...] = _NO_LIMITS
+            lcols, lvals = self._no_limits
         else:
-            equals = json.dumps(lim.equals, default=str) if lim.equals is not None else None
-            lim_cols = (lim.low, lim.high, lim.nominal, lim.marginal_low, lim.marginal_high,
-                        equals, lim.regex, lim.text)
-        if labels:
-            key = tuple(labels.items())
-            labels_json = self._labels_json.get(key)
-            if labels_json is None:
-                labels_json = self._labels_json[key] = json.dumps(labels)
-            lab = (labels.get("lane"), labels.get("rail"), labels.get("channel"), labels.get("sensor"), labels_json)
-        else:
-            lab = _NO_LABELS
-        return (self._step_ref(conn, b, e.step_key, e.time), b.run_id, seq, e.name, num, txt, e.unit,
-                *lim_cols, e.verdict.value, *lab, e.time)
+            cached = self._limit_cols.get(id(lim))
+            if cached is None:
+                equals = json.dumps(lim.equals, default=str) if lim.equals is not None else None
+                cached = self._limit_cols[id(lim)] = (lim, *self._present(_LIMIT_COLUMNS, (
+                    lim.low, lim.high, lim.nominal, lim.marginal_low, lim.marginal_high, equals, lim.regex,
+                    lim.text)))
+            _lim, lcols, lvals = cached
+        labels = e.labels
+        key = tuple(labels.items()) if labels else ()
+        lab = self._label_cols.get(key)
+        if lab is None:
+            lab = self._label_cols[key] = self._present(_LABEL_COLUMNS, (
+                labels.get("lane"), labels.get("rail"), labels.get("channel"), labels.get("sensor"),
+                json.dumps(labels)) if labels else (None,) * len(_LABEL_COLUMNS))
+        return ((vcols, lcols, lab[0]), (self._step_ref(conn, b, e.step_key, e.time), b.run_id, seq, e.name, *vals,
+                                         e.unit, *lvals, e.verdict.value, *lab[1], e.time))
+
+    def _present(self, columns: tuple[str, ...], values: tuple[Any, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+        """The columns and values to insert: all of them, or on SQLite those not NULL."""
+        if not self._sparse:
+            return columns, values
+        kept = [(c, v) for c, v in zip(columns, values, strict=True) if v is not None]
+        return tuple(c for c, _ in kept), tuple(v for _, v in kept)
+
+    def _insert_measurements(self, conn: Connection, shaped: list[tuple[tuple[tuple[str, ...], ...], tuple[Any, ...]]]) -> None:
+        """SQLite: one ``executemany`` for each run of rows of one shape, in order (the
+        measurements of a step usually share one)."""
+        for shape, group in groupby(shaped, key=itemgetter(0)):
+            sql = self._measurement_sql.get(shape)
+            if sql is None:
+                vcols, lcols, labcols = shape
+                sql = self._measurement_sql[shape] = _bulk_sql("measurements", (
+                    "step_ref", "run_id", "seq", "name", *vcols, "unit", *lcols, "verdict", *labcols, "t"), "sqlite")
+            conn.exec_driver_sql(sql, [row for _shape, row in group])
 
     def _attachment(self, b: Batch, seq: int, e: ev.AttachmentAdded) -> dict[str, Any]:
         size = digest = content = None
