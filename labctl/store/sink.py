@@ -215,10 +215,13 @@ class DbSink:
         else:
             for seq, e in starts:
                 self._step_started(conn, b, seq, e)
+        ref_key, ref = None, 0  # the step row of the measurements before (a step's come together)
         for seq, e in others:
             match e:  # measurements first: by far the most frequent
                 case ev.MeasurementRecorded():
-                    shaped.append(self._measurement(conn, b, seq, e))
+                    if e.step_key != ref_key:
+                        ref_key, ref = e.step_key, self._step_ref(conn, b, e.step_key, e.time)
+                    shaped.append(self._measurement(ref, b.run_id, seq, e))
                 case ev.SampleRecorded():
                     children["samples"].append((self._step_ref(conn, b, e.step_key, e.time), b.run_id,
                                                 seq, e.series, e.value, e.unit, e.time))
@@ -415,9 +418,10 @@ class DbSink:
             self._steps[key] = ref
         return ref
 
-    def _measurement(self, conn: Connection, b: Batch, seq: int,
+    def _measurement(self, ref: int, run_id: str, seq: int,
                      e: ev.MeasurementRecorded) -> tuple[tuple[tuple[str, ...], ...], tuple[Any, ...]]:
-        """A measurement's row and its shape (the columns its value, limits and labels fill).
+        """A measurement's row (``ref``: its step's row id) and its shape (the columns its
+        value, limits and labels fill).
 
         On SQLite the NULL columns are left out of both: Python's sqlite3 module binds a number
         or a text at once, but calls an adapter for each ``None``
@@ -458,8 +462,7 @@ class DbSink:
             lab = self._label_cols[key] = self._present(_LABEL_COLUMNS, (
                 labels.get("lane"), labels.get("rail"), labels.get("channel"), labels.get("sensor"),
                 json.dumps(labels)) if labels else (None,) * len(_LABEL_COLUMNS))
-        return ((vcols, lcols, lab[0]), (self._step_ref(conn, b, e.step_key, e.time), b.run_id, seq, e.name, *vals,
-                                         e.unit, *lvals, e.verdict.value, *lab[1], e.time))
+        return (vcols, lcols, lab[0]), (ref, run_id, seq, e.name, *vals, e.unit, *lvals, e.verdict.value, *lab[1], e.time)
 
     def _present(self, columns: tuple[str, ...], values: tuple[Any, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
         """The columns and values to insert: all of them, or on SQLite those not NULL."""
