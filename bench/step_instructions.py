@@ -66,10 +66,12 @@ def thread_totals(out_dir: Path, prefix: str) -> tuple[int, int]:
 
 
 def callgrind(argv: list[str], env: dict[str, str], out_dir: Path, tag: str, what: str) -> tuple[int, int]:
-    """(main, others) instructions of ``python ARGV`` under callgrind, one file per thread."""
+    """(main, others) instructions of ``python ARGV`` under callgrind, one file per thread. It
+    runs in ``out_dir``: ``python -m``/``-c`` put the working folder first on the module path,
+    and a checkout there would be imported instead of the one ``PYTHONPATH`` names."""
     cmd = ["valgrind", "--tool=callgrind", "--separate-threads=yes", "--dump-instr=no",
            f"--callgrind-out-file={out_dir / tag}.%p", sys.executable, *argv]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600, cwd=out_dir)
     if res.returncode != 0:
         raise SystemExit(f"{what} under callgrind exited {res.returncode}: {(res.stdout + res.stderr)[-1500:]}")
     return thread_totals(out_dir, tag + ".")
@@ -91,18 +93,25 @@ def counted_raw_loop(resource: str, n: int, out_dir: Path, tag: str) -> int:
                          "the raw pyvisa loop"))
 
 
+def counted_checkouts(ap: argparse.ArgumentParser, specs: list[str], steps: str) -> tuple[list[tuple[str, str]], int, int]:
+    """The checkouts to count (``NAME=PATH``; default: this one) and the small and the large
+    size of ``--steps``, or the parser's error (also when valgrind is missing)."""
+    if shutil.which("valgrind") is None:
+        ap.error("valgrind is not installed (Debian: apt-get install valgrind)")
+    trees = checkouts(ap, specs or [f"this={ROOT}"])
+    small, large = (int(n) for n in steps.split(","))
+    if not 0 < small < large:
+        ap.error("--steps: give SMALL,LARGE with 0 < SMALL < LARGE")
+    return trees, small, large
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trees", nargs="*", metavar="NAME=PATH", help="a name and the checkout to import labctl from")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--steps", default="100,600", help="the small and the large plan (steps)")
     args = ap.parse_args(argv)
-    if shutil.which("valgrind") is None:
-        ap.error("valgrind is not installed (Debian: apt-get install valgrind)")
-    trees = checkouts(ap, args.trees or [f"this={ROOT}"])
-    small, large = (int(n) for n in args.steps.split(","))
-    if not 0 < small < large:
-        ap.error("--steps: give SMALL,LARGE with 0 < SMALL < LARGE")
+    trees, small, large = counted_checkouts(ap, args.trees, args.steps)
 
     import yaml
 

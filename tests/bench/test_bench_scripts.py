@@ -99,3 +99,31 @@ def test_writer_process_prints_each_way_of_writing():
     assert "The results store's writer, pinned (10→30 steps" in out, out
     ways = [line.split("µs")[0].rsplit(None, 1)[0].strip() for line in out.splitlines()[2:]]
     assert ways == ["threads", "child", "child, idle"], out
+
+
+def test_step_instructions_counts_the_checkout_pythonpath_names_not_the_working_folders(tmp_path, monkeypatch):
+    """A comparison started from inside a checkout (``bench/step_instructions.py old=/tmp/old
+    new=.``) must count the old checkout's code for ``old``: ``python -m``/``-c`` put the working
+    folder first on the module path, so the counted process runs in its own folder."""
+    other = tmp_path / "other-checkout"
+    (other / "labctl").mkdir(parents=True)
+    (other / "labctl" / "__init__.py").write_text("WHICH = 'other'\n")
+    monkeypatch.chdir(ROOT)  # a labctl/ of its own here
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from step_instructions import callgrind
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    callgrind(["-c", "import labctl, sys; sys.exit(0 if getattr(labctl, 'WHICH', '') == 'other' else 3)"],
+              dict(os.environ, PYTHONPATH=str(other)), tmp_path, "which", "the test program")  # exits 3: raises
+
+
+def test_record_instructions_counted_program_records_every_measurement(tmp_path):
+    """What `bench/record_instructions.py` counts under callgrind (the whole benchmark starts
+    Python under valgrind four times a round): steps of 1,000 measurements, all recorded."""
+    import sqlite3
+
+    db = tmp_path / "count.db"
+    _run("record_instructions.py", "--child", str(db), "2")
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*), count(DISTINCT step_ref) FROM measurements").fetchone() == (2000, 2)
