@@ -187,8 +187,8 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
     from labctl.console import visible
     from labctl.store import query
 
-    with _open(_db_of(ctx, db)) as store:
-        d = query.run_detail(store, run_id)
+    with _open(_db_of(ctx, db)) as store:  # the table reads only what it prints of a long run
+        d = query.run_detail(store, run_id, shown=None if show_all or fmt == "json" else SHOWN)
     if fmt == "json":
         click.echo(json.dumps(d, indent=2, default=lambda v: v.decode(errors="replace") if isinstance(v, bytes) else str(v)))
         return
@@ -225,22 +225,21 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
 
     if bad:
         console.print(_table(f"failures ({len(bad)})", columns, rows(bad)))
-    steps = d["steps"]
-    if not show_all and len(steps) > SHOWN:  # every step that did not pass, and the first SHOWN
-        steps = [s for i, s in enumerate(steps) if i < SHOWN or s["outcome"] not in ("PASS", "SKIPPED")]
+    steps = d["steps"]  # (without --all: every step that did not pass, and the first SHOWN)
     console.print(_table("steps", ["step", "corner", "attempt", "outcome", "duration", "message"], (
         [s["step_key"] + (f" (session {s['session']})" if s["session"] else ""),
          _labels(s["corner"]) or "-", s["attempt"], _styled(s["outcome"] or "running"), _step_dur(s),
          s["message"]] for s in steps)))
-    if len(steps) < len(d["steps"]):
-        console.print(f"… {len(d['steps']) - len(steps)} more steps (passed or skipped): use --all or --format json",
+    step_count = d.get("step_count", len(steps))
+    if len(steps) < step_count:
+        console.print(f"… {step_count - len(steps)} more steps (passed or skipped): use --all or --format json",
                       markup=False)
-    rest = [m for m in ms if m["verdict"] not in ("FAIL", "MARGINAL")]
-    shown = rest if show_all else rest[:SHOWN]
+    shown = [m for m in ms if m["verdict"] not in ("FAIL", "MARGINAL")]  # (without --all: the first SHOWN)
+    passing = d.get("passing_count", len(shown))
     if shown:
-        console.print(_table(f"measurements ({len(rest)} passing or without limits)", columns, rows(shown)))
-    if len(shown) < len(rest):
-        console.print(f"… {len(rest) - len(shown)} more measurements: use --all or --format json", markup=False)
+        console.print(_table(f"measurements ({passing} passing or without limits)", columns, rows(shown)))
+    if len(shown) < passing:
+        console.print(f"… {passing - len(shown)} more measurements: use --all or --format json", markup=False)
     for title, items, cols, get in (
         ("prompts", d["prompts"], ["step", "prompt", "answer", "by"],
          lambda p: [p["step_key"] or "-", p["text"], p["answer"] or "(unanswered)", p["answer_source"] or "-"]),

@@ -288,9 +288,18 @@ def measurement_rows(store: Store, run_id: str, *, final_only: bool = True) -> l
         return [dict(r._mapping) for r in conn.execute(_measurements_select([run_id], final_only))]
 
 
-def run_detail(store: Store, run_id: str) -> dict[str, Any]:
+#: a measurement that did not pass, listed first by ``labctl runs show``
+_NOT_PASSED = ("FAIL", "MARGINAL")
+
+
+def run_detail(store: Store, run_id: str, *, shown: int | None = None) -> dict[str, Any]:
     """Everything ``labctl runs show`` prints: the run, sessions, instruments, steps, measurements
-    (failures first), prompts, instrument errors, attachments."""
+    (failures first), prompts, instrument errors, attachments.
+
+    ``shown`` (the table without ``--all``): of a longer run, ``steps`` holds only the first
+    ``shown`` steps and every later one that did not pass, ``measurements`` every failing or
+    marginal one and the first ``shown`` of the others; ``step_count`` and ``passing_count``
+    say how many there are in all (the rows left out are never read)."""
     run_id = find_run(store, run_id)
     with store.read_engine.connect() as conn:
         run = dict(conn.execute(select(T.runs).where(T.runs.c.id == run_id)).one()._mapping)
@@ -305,13 +314,38 @@ def run_detail(store: Store, run_id: str) -> dict[str, Any]:
             order = [table.c.session, table.c.seq] if "seq" in table.c else [table.c.session]
             child[name] = [dict(r._mapping) for r in conn.execute(select(*cols).where(table.c.run_id == run_id).order_by(*order))]
         child["log_count"] = conn.execute(select(func.count()).where(T.logs.c.run_id == run_id)).scalar()
-    ms = measurement_rows(store, run_id)
-    rank = {"FAIL": 0, "MARGINAL": 1}
-    ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
+        if shown is not None:
+            child.update(_shown_rows(conn, run_id, shown))
+    if shown is None:
+        ms = measurement_rows(store, run_id)
+        rank = {"FAIL": 0, "MARGINAL": 1}
+        ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
+        child.update(steps=step_rows(store, run_id), measurements=ms)
     sessions = child["sessions"]
     ran = ran_seconds((x["started_at"], x["ended_at"]) for x in sessions)
     run["duration"] = run_duration(run["started_at"], run["ended_at"], len(sessions), ran)
-    return {"run": run, "steps": step_rows(store, run_id), "measurements": ms, **child}
+    return {"run": run, **child}
+
+
+def _shown_rows(conn: Any, run_id: str, shown: int) -> dict[str, Any]:
+    """:func:`run_detail`'s cut of a long run's steps and measurements (see there)."""
+    steps_q = (select(*_STEP_COLUMNS, final_step_clause().label("final"))
+               .where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))
+    steps = [dict(r._mapping) for r in conn.execute(steps_q.limit(shown))]
+    step_count = conn.execute(select(func.count()).select_from(T.steps).where(T.steps.c.run_id == run_id)).scalar()
+    if step_count > len(steps):
+        first = {(s["session"], s["step_key"]) for s in steps}
+        not_passed = or_(T.steps.c.outcome.is_(None), T.steps.c.outcome.not_in(("PASS", "SKIPPED")))
+        steps += [row for row in (dict(r._mapping) for r in conn.execute(steps_q.where(not_passed)))
+                  if (row["session"], row["step_key"]) not in first]  # (all after the first, in order)
+    ms_q = _measurements_select([run_id], True)
+    verdict = T.measurements.c.verdict
+    bad = [dict(r._mapping) for r in conn.execute(ms_q.where(verdict.in_(_NOT_PASSED)))]
+    bad.sort(key=lambda m: _NOT_PASSED.index(m["verdict"]))  # stable: failures, then marginal, in plan order
+    passing = ms_q.where(verdict.not_in(_NOT_PASSED))
+    rest = [dict(r._mapping) for r in conn.execute(passing.limit(shown))]
+    passing_count = conn.execute(select(func.count()).select_from(passing.order_by(None).subquery())).scalar()
+    return {"steps": steps, "measurements": bad + rest, "step_count": step_count, "passing_count": passing_count}
 
 
 def previous_run(store: Store, run_id: str) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ import pytest
 from eventkit import Script
 
 from labctl.engine import events as ev
-from labctl.store import Recorder, open_store
+from labctl.store import Recorder, open_store, query
 
 
 @pytest.fixture
@@ -198,6 +198,49 @@ def test_show_of_a_long_run_lists_what_did_not_pass_and_the_first_steps(db_url, 
     full = labctl("runs", "show", "run-long", "--db", db_url, "--all")
     assert set(re.findall(r"steps/(s\d+)\[", full.stdout)) == {f"s{i}" for i in range(260)}
     assert "more steps" not in full.stdout
+
+
+def test_show_reads_of_a_long_run_what_the_full_detail_cut_to_the_table_gives(db_url):
+    """``run_detail(shown=N)`` (the table without ``--all``) reads only what it prints of a long
+    run, and that is what the whole detail cut as the table cuts it gives: the first N steps
+    and every later one that did not pass (an error, a retried failure, one left running), all
+    failing and marginal measurements (failures first, plan order), the first N others, and
+    the counts of what was left out. Only final attempts' measurements count."""
+    from labctl.cli.runs import SHOWN
+
+    with open_store(db_url) as store:
+        rec = Recorder(store, commit_window=60.0)
+        s = Script(rec, "run-cut")
+        s.start()
+        for i in range(SHOWN + 60):
+            fail = i in (3, 230)
+            if i == 240:  # a failure retried: attempt 1's measurements are not final
+                s.step(f"s{i}", {"vdd": 0.9}, outcome=ev.StepOutcome.FAIL)
+            key = s.step(f"s{i}", {"vdd": 0.9 if fail else 0.75, "vio": 0.75}, attempt=2 if i == 240 else 1,
+                         outcome=ev.StepOutcome.FAIL if fail else ev.StepOutcome.PASS, end=False)
+            if i in (5, 235):
+                s.emit(ev.MeasurementRecorded, step_key=key, name="ripple", value=0.79, unit="V",
+                       limits=ev.Limits(low=0.7, high=0.8, marginal_high=0.78), verdict=ev.Verdict.MARGINAL)
+            if i == 250:
+                s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.ERROR, message="timeout")
+            elif i != SHOWN + 59:  # the last one never ends (running)
+                s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.FAIL if fail else ev.StepOutcome.PASS)
+        rec.flush()
+        rec.close()
+        full = query.run_detail(store, "run-cut")
+        cut = query.run_detail(store, "run-cut", shown=SHOWN)
+    steps = [x for i, x in enumerate(full["steps"]) if i < SHOWN or x["outcome"] not in ("PASS", "SKIPPED")]
+    assert cut["steps"] == steps and cut["step_count"] == len(full["steps"]) == SHOWN + 61
+    assert [x["step_key"] for x in steps[SHOWN:]] == ["steps/s230[0]#1", "steps/s240[0]#1", "steps/s250[0]#1",
+                                                     f"steps/s{SHOWN + 59}[0]#1"]
+    bad = [m for m in full["measurements"] if m["verdict"] in ("FAIL", "MARGINAL")]
+    rest = [m for m in full["measurements"] if m["verdict"] not in ("FAIL", "MARGINAL")]
+    assert [(m["step_key"], m["verdict"]) for m in bad] == [
+        ("steps/s3[0]#1", "FAIL"), ("steps/s230[0]#1", "FAIL"), ("steps/s5[0]#1", "MARGINAL"),
+        ("steps/s235[0]#1", "MARGINAL")]
+    assert cut["measurements"] == bad + rest[:SHOWN] and cut["passing_count"] == len(rest)
+    assert {k: v for k, v in cut.items() if k not in ("steps", "measurements", "step_count", "passing_count")} \
+        == {k: v for k, v in full.items() if k not in ("steps", "measurements")}
 
 
 def test_runs_show_prints_stored_text_as_it_is_never_as_markup_or_terminal_commands(db_url, labctl):
