@@ -30,6 +30,26 @@ def test_help_imports_no_heavy_library():
     assert heavy == []
 
 
+def test_reading_runs_imports_no_orm_pandas_or_instruments(tmp_path):
+    """``labctl runs`` and ``runs show`` read with SQLAlchemy Core: its ORM (~0.1 s to import),
+    pandas, pyvisa and Textual stay out of them."""
+    db = tmp_path / "results.db"
+    code = (
+        "import sys, json\n"
+        "from labctl.cli import cli\n"
+        "for args in (['runs', '--db', sys.argv[1]], ['runs', 'show', 'nope', '--db', sys.argv[1]]):\n"
+        "    try:\n"
+        "        cli.main(args=args, standalone_mode=False)\n"
+        "    except (SystemExit, Exception):\n"
+        "        pass\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m in ('sqlalchemy', 'sqlalchemy.orm') or m.split('.')[0] in "
+        "('pandas', 'pyvisa', 'textual'))))\n"
+    )
+    subprocess.run([sys.executable, "-m", "labctl", "db", "upgrade", "--db", str(db)], capture_output=True, text=True)
+    res = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True, check=True)
+    assert json.loads(res.stdout.strip().splitlines()[-1]) == ["sqlalchemy"], res.stdout + res.stderr
+
+
 def test_no_command_is_a_placeholder_any_more(labctl):
     commands = labctl("--help").stdout.split("Commands:", 1)[1]
     listed = {line.split()[0]: line for line in commands.splitlines() if line.startswith("  ")}
