@@ -426,7 +426,7 @@ class DbSink:
         On SQLite the NULL columns are left out of both: Python's sqlite3 module binds a number
         or a text at once, but calls an adapter for each ``None``
         (:func:`labctl.store.store._bind_none_directly`), and a row with limits ``low``/``high``
-        and one label holds nine (~13 % of the insert's instructions, bench/store_step.py)."""
+        and one label holds nine (``bench/store_step.py`` times such a row in SQLite both ways)."""
         v = e.value
         if isinstance(v, bool):
             num, txt = float(v), "true" if v else "false"
