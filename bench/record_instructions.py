@@ -30,45 +30,21 @@ from step_instructions import (  # bench/ is this script's folder, first on sys.
     counted_checkouts,
 )
 
-PER_STEP = 1000
+PER_STEP = 1000  # (what labctl.bench.runsteps._record_measurements publishes a step)
 
 
 def record(db: str, steps: int) -> None:
-    """What is counted: ``steps`` steps of :data:`PER_STEP` measurements recorded in ``db``.
+    """What is counted: ``labctl.bench.runsteps._record_measurements`` of this checkout (the
+    record row's loop: ``steps`` steps of :data:`PER_STEP` measurements recorded in ``db``),
+    loaded from its file so that the same program runs in every checkout counted, with that
+    checkout's labctl (an older one may not have the function)."""
+    import importlib.util
 
-    The loop of ``labctl.bench.runsteps._record_measurements`` (the record row), kept here
-    whole: an older checkout, counted with this very program, may not have that function."""
-    import io
-    import time
-
-    from labctl.bench.common import run_started
-    from labctl.console import ConsoleReporter, make_console
-    from labctl.engine import events as ev
-    from labctl.store import open_store
-    from labctl.store.recorder import Recorder, commit_window_from_env
-
-    run_id = f"count-{os.getpid()}"
-    limits = ev.Limits(low=0.7, high=0.8, text="0.7 V ≤ x ≤ 0.8 V")
-    with open_store(db) as store:
-        recorder = Recorder(store, commit_window=commit_window_from_env())
-        bus = ev.EventBus()
-        bus.subscribe(recorder)
-        bus.subscribe(ConsoleReporter(make_console(file=io.StringIO())))
-        bus.publish(run_started(run_id))
-        for i in range(steps):
-            key = f"steps/rails[{i}]#1"
-            t = time.time()
-            bus.publish(ev.StepStarted(run_id=run_id, time=t, step_key=key, step_id="rails", group="steps",
-                                       check="power.rails"))
-            for j in range(PER_STEP):
-                bus.publish(ev.MeasurementRecorded(
-                    run_id=run_id, time=t, step_key=key, name="voltage", value=0.75 + j * 1e-6, unit="V",
-                    limits=limits, verdict=ev.Verdict.PASS, labels={"rail": f"R{j % 16}"}))
-            bus.publish(ev.StepEnded(run_id=run_id, time=t, step_key=key, outcome=ev.StepOutcome.PASS))
-        bus.publish(ev.RunEnded(run_id=run_id, time=time.time(), outcome=ev.RunOutcome.PASSED))
-        recorder.close()
-        if bus.errors or not recorder.saved:
-            raise SystemExit(f"recorder failed: {bus.errors} {recorder.problem}")
+    spec = importlib.util.spec_from_file_location("counted_runsteps", ROOT / "labctl" / "bench" / "runsteps.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module._record_measurements(Path(db), steps)
 
 
 def main(argv: list[str] | None = None) -> int:
