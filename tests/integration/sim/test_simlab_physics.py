@@ -161,6 +161,9 @@ def test_the_console_latches_the_die_temperature_at_which_throttling_asserted(mv
     assert 105.0 <= float(latched[0].split()[1]) < 106.0  # ... and where the board throttled
     # a power-up (once the board has cooled) starts without a throttle event
     psu.write("OUTP OFF,(@1)")
+    # done before the clock moves: a write is not waited for, and an OUTP OFF the lab took only
+    # after the 900 s (a loaded machine) met the OUTP ON at the same instant: no power cycle
+    assert psu.query("*OPC?") == "1"
     set_chamber(manual_lab, 25)
     clock.advance(900)
     power_on(psu, clock=clock)
