@@ -254,12 +254,15 @@ _MEASUREMENT_COLUMNS = (
     T.measurements.c.labels, T.measurements.c.t,
 )
 
+#: measurements in plan order: by run, then as their steps ran, then as each step recorded them
+_MEASUREMENT_ORDER = (T.runs.c.started_at, T.steps.c.session, T.steps.c.seq, T.measurements.c.seq)
+
 
 def _measurements_select(run_ids: list[str] | None, final_only: bool, **filters: Any) -> Select:
     q = (
         select(*_RUN_CONTEXT, *_STEP_IDENTITY, T.steps.c.outcome.label("step_outcome"), *_MEASUREMENT_COLUMNS)
         .select_from(T.measurements.join(T.steps, T.measurements.c.step_ref == T.steps.c.id).join(T.runs, T.runs.c.id == T.steps.c.run_id))
-        .order_by(T.runs.c.started_at, T.steps.c.session, T.steps.c.seq, T.measurements.c.seq)
+        .order_by(*_MEASUREMENT_ORDER)
     )
     if run_ids is not None:
         q = q.where(T.steps.c.run_id.in_(run_ids))
@@ -301,18 +304,7 @@ def run_detail(store: Store, run_id: str, *, shown: int | None = None) -> dict[s
     say how many there are in all (the rows left out are never read)."""
     run_id = find_run(store, run_id)
     with store.read_engine.connect() as conn:
-        run = dict(conn.execute(select(T.runs).where(T.runs.c.id == run_id)).one()._mapping)
-        child = {}
-        for name, table, cols in (
-            ("sessions", T.run_sessions, [c for c in T.run_sessions.c if c.name != "plan_text"]),
-            ("instruments", T.instruments, list(T.instruments.c)),
-            ("prompts", T.prompts, list(T.prompts.c)),
-            ("instrument_errors", T.instrument_errors, list(T.instrument_errors.c)),
-            ("attachments", T.attachments, [c for c in T.attachments.c if c.name != "content"]),
-        ):
-            order = [table.c.session, table.c.seq] if "seq" in table.c else [table.c.session]
-            child[name] = [dict(r._mapping) for r in conn.execute(select(*cols).where(table.c.run_id == run_id).order_by(*order))]
-        child["log_count"] = conn.execute(select(func.count()).where(T.logs.c.run_id == run_id)).scalar()
+        run, child = _run_header(conn, run_id)
         if shown is not None:
             child.update(_shown_rows(conn, run_id, shown))
     if shown is None:
@@ -320,10 +312,110 @@ def run_detail(store: Store, run_id: str, *, shown: int | None = None) -> dict[s
         rank = {"FAIL": 0, "MARGINAL": 1}
         ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
         child.update(steps=step_rows(store, run_id), measurements=ms)
+    # (the order `runs show --format json` has always listed them in)
+    return {"run": run, "steps": child.pop("steps"), "measurements": child.pop("measurements"), **child}
+
+
+def run_record(store: Store, run_id: str) -> dict[str, Any]:
+    """A run's row, with its ``duration`` (of a resumed run: its sessions together)."""
+    run_id = find_run(store, run_id)
+    with store.read_engine.connect() as conn:
+        return _run_header(conn, run_id)[0]
+
+
+def _run_header(conn: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A run's row (with its duration) and its small child tables: sessions, instruments,
+    prompts, instrument errors, attachments (without their content), the number of log lines."""
+    run = dict(conn.execute(select(T.runs).where(T.runs.c.id == run_id)).one()._mapping)
+    child: dict[str, Any] = {}
+    for name, table, cols in (
+        ("sessions", T.run_sessions, [c for c in T.run_sessions.c if c.name != "plan_text"]),
+        ("instruments", T.instruments, list(T.instruments.c)),
+        ("prompts", T.prompts, list(T.prompts.c)),
+        ("instrument_errors", T.instrument_errors, list(T.instrument_errors.c)),
+        ("attachments", T.attachments, [c for c in T.attachments.c if c.name != "content"]),
+    ):
+        order = [table.c.session, table.c.seq] if "seq" in table.c else [table.c.session]
+        child[name] = [dict(r._mapping) for r in conn.execute(select(*cols).where(table.c.run_id == run_id).order_by(*order))]
+    child["log_count"] = conn.execute(select(func.count()).where(T.logs.c.run_id == run_id)).scalar()
     sessions = child["sessions"]
     ran = ran_seconds((x["started_at"], x["ended_at"]) for x in sessions)
     run["duration"] = run_duration(run["started_at"], run["ended_at"], len(sessions), ran)
-    return {"run": run, **child}
+    return run, child
+
+
+# -- a long run a page at a time (the TUI's run detail) ----------------------------------------
+
+#: where a step stands in its run: (session, seq), the order the steps ran in
+StepPlace = tuple[int, int]
+
+
+def run_overview(store: Store, run_id: str, page: int) -> dict[str, Any]:
+    """What a screen shows of a run first, however long the run: the run and its small child
+    tables (as :func:`run_detail`), ``step_counts`` (its final plan steps by outcome, safe states
+    left out), the first ``page`` steps in the order they ran (``steps``, ``steps_left``: how
+    many come after them), up to ``page`` of the later steps that did not pass (``late``,
+    ``late_left``), and the first ``page`` measurements in triage order (failures, marginal,
+    then the rest, each in plan order: ``measurements``, ``measurements_total``). Each step row
+    carries its ``place`` for :func:`step_page`; nothing beyond the pages is read."""
+    run_id = find_run(store, run_id)
+    with store.read_engine.connect() as conn:
+        run, child = _run_header(conn, run_id)
+        steps, left = _step_page(conn, run_id, None, page)
+        late, late_left = _step_page(conn, run_id, steps[-1]["place"] if steps else None, page, not_passed=True)
+        ms, total = _measurement_page(conn, run_id, 0, page)
+        counts = dict(conn.execute(
+            select(T.steps.c.outcome, func.count()).where(T.steps.c.run_id == run_id, T.steps.c.check_name != "safe_state",
+                                                          final_step_clause()).group_by(T.steps.c.outcome)).all())
+    return {"run": run, **child, "step_counts": counts, "steps": steps, "steps_left": left, "late": late,
+            "late_left": late_left, "measurements": ms, "measurements_total": total}
+
+
+def step_page(store: Store, run_id: str, after: StepPlace | None, limit: int, *,
+              not_passed: bool = False) -> tuple[list[dict[str, Any]], int]:
+    """Up to ``limit`` steps of a run (the full id) in the order they ran, after the step at
+    ``after`` (from the start if None), only those that did not pass with ``not_passed``; and
+    how many such steps come after the last one returned."""
+    with store.read_engine.connect() as conn:
+        return _step_page(conn, run_id, after, limit, not_passed=not_passed)
+
+
+def _step_page(conn: Any, run_id: str, after: StepPlace | None, limit: int, *,
+               not_passed: bool = False) -> tuple[list[dict[str, Any]], int]:
+    where = [T.steps.c.run_id == run_id]
+    if after is not None:
+        where.append(or_(T.steps.c.session > after[0], and_(T.steps.c.session == after[0], T.steps.c.seq > after[1])))
+    if not_passed:
+        where.append(or_(T.steps.c.outcome.is_(None), T.steps.c.outcome.not_in(("PASS", "SKIPPED"))))
+    # the page's ids first: the final-attempt test then runs for its rows only, not for every
+    # step the sort goes through (a 100,000-step run: 0.18 → 0.03 s)
+    ids = select(T.steps.c.id).where(*where).order_by(T.steps.c.session, T.steps.c.seq).limit(limit)
+    q = (select(*_STEP_COLUMNS, final_step_clause().label("final"), T.steps.c.seq)
+         .where(T.steps.c.id.in_(ids.scalar_subquery())).order_by(T.steps.c.session, T.steps.c.seq))
+    rows = []
+    for r in conn.execute(q):
+        row = dict(r._mapping)
+        row["place"] = (row["session"], row.pop("seq"))
+        rows.append(row)
+    total = conn.execute(select(func.count()).select_from(T.steps).where(*where)).scalar()
+    return rows, total - len(rows)
+
+
+def measurement_page(store: Store, run_id: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """Up to ``limit`` final measurements of a run (the full id) from ``offset`` on, in triage
+    order (failures, marginal, then the rest, each in plan order: :func:`run_detail`'s), and how
+    many there are in all."""
+    with store.read_engine.connect() as conn:
+        return _measurement_page(conn, run_id, offset, limit)
+
+
+def _measurement_page(conn: Any, run_id: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    q = _measurements_select([run_id], True)
+    rank = case((T.measurements.c.verdict == "FAIL", 0), (T.measurements.c.verdict == "MARGINAL", 1), else_=2)
+    ordered = q.order_by(None).order_by(rank, *_MEASUREMENT_ORDER)
+    rows = [dict(r._mapping) for r in conn.execute(ordered.offset(offset).limit(limit))]
+    total = conn.execute(select(func.count()).select_from(q.order_by(None).subquery())).scalar()
+    return rows, total
 
 
 def _shown_rows(conn: Any, run_id: str, shown: int) -> dict[str, Any]:

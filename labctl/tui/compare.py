@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,9 +18,11 @@ from textual.widgets import DataTable, Footer, Static
 
 from labctl.console import format_value, visible
 from labctl.tui import fmt
-from labctl.tui.detail import run_summary
+from labctl.tui.detail import PAGE, run_summary
 from labctl.tui.handover import to_screen
 from labctl.tui.station import STATUS_CLASSES
+
+_MORE = "more"  # the key of the "… N more" row
 
 
 def _shown(v: Any, unit: str) -> str:
@@ -39,6 +41,7 @@ class CompareScreen(Screen):
         self.run_a = run_a
         self.run_b = run_b
         self.rows: list[dict[str, Any]] = []
+        self._in_table = 0  # of rows: those in the table
 
     def compose(self) -> ComposeResult:
         yield fmt.PlainStatic("Compare", classes="screen-title")
@@ -61,11 +64,11 @@ class CompareScreen(Screen):
             if self.run_a is None:
                 before = query.previous_run(self.app.store, self.run_b)
                 if before is None:
-                    run = query.run_detail(self.app.store, self.run_b)["run"]
+                    run = query.run_record(self.app.store, self.run_b)
                     to_screen(self, self._nothing, run)
                     return
                 self.run_a = before["id"]
-            a, b = (query.run_detail(self.app.store, r)["run"] for r in (self.run_a, self.run_b))
+            a, b = (query.run_record(self.app.store, r) for r in (self.run_a, self.run_b))
             rows = query.compare_runs(self.app.store, a["id"], b["id"])
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
             problem = fmt.problem(err)
@@ -83,9 +86,32 @@ class CompareScreen(Screen):
         self.rows = rows
         self.query_one("#compare-a", Static).update(Text("A  ", style="bold").append_text(run_summary(a, self)))
         self.query_one("#compare-b", Static).update(Text("B  ", style="bold").append_text(run_summary(b, self)))
+        self.query_one(DataTable).clear()
+        self._in_table = 0
+        self._add_page()
+
+    def _add_page(self) -> None:
+        """The next :data:`PAGE` rows, and a "… N more" row while there are more: a table of
+        100,000 measurements would take the screen half a minute to build."""
         table = self.query_one(DataTable)
-        table.clear()
-        table.add_rows(self._cells(r) for r in rows)
+        cursor = table.cursor_row
+        if table.row_count > self._in_table:
+            table.remove_row(_MORE)
+        page = self.rows[self._in_table:self._in_table + PAGE]
+        table.add_rows(self._cells(r) for r in page)
+        self._in_table += len(page)
+        left = len(self.rows) - self._in_table
+        if left > 0:
+            table.add_row("", Text(f"… {left:,} more: the next {min(left, PAGE):,} as the cursor gets here",
+                                   style=fmt.status_style(self, "status-dim")), key=_MORE)
+        if cursor > 0:
+            table.move_cursor(row=cursor)
+
+    @on(DataTable.RowHighlighted)
+    @on(DataTable.RowSelected)
+    def _more(self, event: DataTable.RowHighlighted | DataTable.RowSelected) -> None:
+        if event.row_key.value == _MORE:
+            self._add_page()
 
     def _cells(self, r: dict[str, Any]) -> list[Any]:
         verdicts = Text()

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from textual import events
 from textual.widgets import DataTable, Input, Static
-from tuikit import T0, ScreenApp, history_db, record_run, settle, use_utc
+from tuikit import T0, ScreenApp, _Run, history_db, record_run, settle, use_utc
 
 from labctl.engine import events as ev
 from labctl.store import Recorder, open_store
@@ -202,5 +202,104 @@ def test_enter_before_the_list_has_loaded_says_so_and_opens_the_run_once_it_is_t
             await settle(pilot)
             assert isinstance(app.screen, RunDetailScreen)
             assert app.screen.run_id == "1a0b0c0d00000004"  # the newest: the run under the cursor
+
+    asyncio.run(scenario())
+
+
+def _long_run(store, run_id: str, t: float, n: int, *, fail_at: int | None) -> None:
+    """A run of ``n`` steps of one measurement each (DUT EVT-0050), step ``fail_at`` failing."""
+    rec = Recorder(store, commit_window=60.0)
+    run = _Run(rec, run_id, t)
+    run.emit(ev.RunStarted, 0.0, plan_name="soak", plan_version="1", plan_hash="a" * 64, plan_text="",
+             plan_path="soak.yaml", station="bench-1", dut_serial="EVT-0050", operator="ana",
+             labctl_version="0.1.0", host="lab-pc-7", pid=1)
+    for i in range(n):
+        run.step(f"s{i}", {"VDD_CORE": (0.702 if i == fail_at else 0.75 + i * 1e-6, 0.725, 0.775)})
+    run.emit(ev.RunEnded, outcome=ev.RunOutcome.FAILED if fail_at is not None else ev.RunOutcome.PASSED)
+    rec.close()
+
+
+def test_a_long_run_opens_a_page_at_a_time_with_its_failures_in_sight(tmp_path, monkeypatch):
+    """A run of 1,300 steps: the detail shows the first page of each table and a "… N more"
+    row (the late failure already listed below the steps' one); the cursor reaching that row
+    loads the next page, until every step and measurement is there; the summary counts every
+    step, not only those shown."""
+    from labctl.tui.detail import PAGE
+
+    use_utc(monkeypatch)
+    n = 2 * PAGE + 300
+    db = str(tmp_path / "long.db")
+    with open_store(db) as store:
+        _long_run(store, "2b0c0d0e00000001", T0, n, fail_at=n - 5)
+
+    async def scenario():
+        app = ScreenApp(db, lambda: RunDetailScreen("2b0c0d0e00000001"))
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            summary = str(screen.query_one("#detail-summary", Static).render())
+            assert f"steps {n - 1} passed, 1 failed, 0 error" in summary
+            ms_table = screen.query_one("#detail-measurements", DataTable)
+            ms = _cells(ms_table)
+            assert len(ms) == PAGE + 1 and ms[0][:3] == ["FAIL", f"s{n - 5}", "VDD_CORE"]
+            assert ms[-1][1] == f"… {n - PAGE:,} more measurements: the next {PAGE} as the cursor gets here"
+            steps = _cells(screen.query_one("#detail-steps", DataTable))
+            assert [s[0] for s in steps[:PAGE]] == [f"s{i}" for i in range(PAGE)]
+            assert steps[PAGE][5].startswith(f"… {n - PAGE:,} more steps") and "1 did not pass (below)" in steps[PAGE][5]
+            assert steps[PAGE + 1][0] == f"s{n - 5}" and steps[PAGE + 1][3] == "FAIL" and len(steps) == PAGE + 2
+            assert screen._chosen_step() == f"steps/s{n - 5}"  # (the measurement under the cursor)
+
+            ms_table.move_cursor(row=PAGE)  # onto "… more": the next page comes
+            await settle(pilot)
+            ms = _cells(ms_table)
+            assert len(ms) == 2 * PAGE + 1 and ms_table.cursor_row == PAGE and ms[PAGE][1] == f"s{PAGE - 1}"
+            await pilot.press("ctrl+end")  # the last row: "… more" again
+            await settle(pilot)
+            ms = _cells(ms_table)
+            assert len(ms) == n and [m[1] for m in ms[1:]] == [f"s{i}" for i in range(n) if i != n - 5]
+
+            await pilot.press("tab")  # the steps table
+            await pilot.pause()
+            steps_table = screen.query_one("#detail-steps", DataTable)
+            assert screen.focused is steps_table
+            steps_table.move_cursor(row=PAGE)
+            await settle(pilot)
+            steps = _cells(steps_table)
+            assert [s[0] for s in steps[:2 * PAGE]] == [f"s{i}" for i in range(2 * PAGE)]
+            assert steps[2 * PAGE][5].startswith("… 300 more steps: the next 300") and steps[2 * PAGE + 1][0] == f"s{n - 5}"
+            assert screen._chosen_step() is not None
+            steps_table.move_cursor(row=2 * PAGE)
+            assert screen._chosen_step() is None  # (the "… more" row is no step to re-run)
+            await settle(pilot)
+            steps = _cells(steps_table)
+            assert [s[0] for s in steps] == [f"s{i}" for i in range(n)] and steps[n - 5][3] == "FAIL"
+
+    asyncio.run(scenario())
+
+
+def test_two_long_runs_compared_a_page_at_a_time_the_changed_verdict_first(tmp_path, monkeypatch):
+    """The same DUT's two runs of 600 steps: the comparison lists the changed verdict first,
+    one page of rows and a "… N more" row; the cursor there adds the rest."""
+    from labctl.tui.detail import PAGE
+
+    use_utc(monkeypatch)
+    n = PAGE + 100
+    db = str(tmp_path / "long.db")
+    with open_store(db) as store:
+        _long_run(store, "3c0d0e0f00000001", T0, n, fail_at=n - 1)
+        _long_run(store, "3c0d0e0f00000002", T0 + 3600, n, fail_at=None)
+
+    async def scenario():
+        app = ScreenApp(db, lambda: CompareScreen(None, "3c0d0e0f00000002"))
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            table = app.screen.query_one("#compare-table", DataTable)
+            rows = _cells(table)
+            assert len(rows) == PAGE + 1 and rows[0][0] == f"s{n - 1}" and rows[0][6] == "FAIL → PASS"
+            assert rows[-1][1] == "… 100 more: the next 100 as the cursor gets here"
+            await pilot.press("ctrl+end")
+            await settle(pilot)
+            rows = _cells(table)
+            assert len(rows) == n and sorted(r[0] for r in rows) == sorted(f"s{i}" for i in range(n))
 
     asyncio.run(scenario())

@@ -76,6 +76,7 @@ def test_runs_show_puts_failures_first_with_limits(populated, labctl):
     data = json.loads(labctl("runs", "show", "run-b", "--db", populated, "--format", "json").stdout)
     assert [m["verdict"] for m in data["measurements"]] == ["FAIL", "PASS"]
     assert data["run"]["plan_hash"] == "a" * 64
+    assert list(data)[:3] == ["run", "steps", "measurements"]  # (the order readers of the JSON have always had)
 
 
 def test_runs_compare_shows_deltas_changed_verdicts_first(populated, labctl):
@@ -200,6 +201,30 @@ def test_show_of_a_long_run_lists_what_did_not_pass_and_the_first_steps(db_url, 
     assert "more steps" not in full.stdout
 
 
+def _record_long_run(store, run_id: str, shown: int) -> None:
+    """``shown + 61`` steps with two measurements each: failures at steps 3 and 230, marginal
+    measurements at 5 and 235, step 240 failed once then retried, 250 an error, the last left
+    running (no end)."""
+    rec = Recorder(store, commit_window=60.0)
+    s = Script(rec, run_id)
+    s.start()
+    for i in range(shown + 60):
+        fail = i in (3, 230)
+        if i == 240:  # a failure retried: attempt 1's measurements are not final
+            s.step(f"s{i}", {"vdd": 0.9}, outcome=ev.StepOutcome.FAIL)
+        key = s.step(f"s{i}", {"vdd": 0.9 if fail else 0.75, "vio": 0.75}, attempt=2 if i == 240 else 1,
+                     outcome=ev.StepOutcome.FAIL if fail else ev.StepOutcome.PASS, end=False)
+        if i in (5, 235):
+            s.emit(ev.MeasurementRecorded, step_key=key, name="ripple", value=0.79, unit="V",
+                   limits=ev.Limits(low=0.7, high=0.8, marginal_high=0.78), verdict=ev.Verdict.MARGINAL)
+        if i == 250:
+            s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.ERROR, message="timeout")
+        elif i != shown + 59:  # the last one never ends (running)
+            s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.FAIL if fail else ev.StepOutcome.PASS)
+    rec.flush()
+    rec.close()
+
+
 def test_show_reads_of_a_long_run_what_the_full_detail_cut_to_the_table_gives(db_url):
     """``run_detail(shown=N)`` (the table without ``--all``) reads only what it prints of a long
     run, and that is what the whole detail cut as the table cuts it gives: the first N steps
@@ -209,24 +234,7 @@ def test_show_reads_of_a_long_run_what_the_full_detail_cut_to_the_table_gives(db
     from labctl.cli.runs import SHOWN
 
     with open_store(db_url) as store:
-        rec = Recorder(store, commit_window=60.0)
-        s = Script(rec, "run-cut")
-        s.start()
-        for i in range(SHOWN + 60):
-            fail = i in (3, 230)
-            if i == 240:  # a failure retried: attempt 1's measurements are not final
-                s.step(f"s{i}", {"vdd": 0.9}, outcome=ev.StepOutcome.FAIL)
-            key = s.step(f"s{i}", {"vdd": 0.9 if fail else 0.75, "vio": 0.75}, attempt=2 if i == 240 else 1,
-                         outcome=ev.StepOutcome.FAIL if fail else ev.StepOutcome.PASS, end=False)
-            if i in (5, 235):
-                s.emit(ev.MeasurementRecorded, step_key=key, name="ripple", value=0.79, unit="V",
-                       limits=ev.Limits(low=0.7, high=0.8, marginal_high=0.78), verdict=ev.Verdict.MARGINAL)
-            if i == 250:
-                s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.ERROR, message="timeout")
-            elif i != SHOWN + 59:  # the last one never ends (running)
-                s.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.FAIL if fail else ev.StepOutcome.PASS)
-        rec.flush()
-        rec.close()
+        _record_long_run(store, "run-cut", SHOWN)
         full = query.run_detail(store, "run-cut")
         cut = query.run_detail(store, "run-cut", shown=SHOWN)
     steps = [x for i, x in enumerate(full["steps"]) if i < SHOWN or x["outcome"] not in ("PASS", "SKIPPED")]
@@ -240,6 +248,43 @@ def test_show_reads_of_a_long_run_what_the_full_detail_cut_to_the_table_gives(db
         ("steps/s235[0]#1", "MARGINAL")]
     assert cut["measurements"] == bad + rest[:SHOWN] and cut["passing_count"] == len(rest)
     assert {k: v for k, v in cut.items() if k not in ("steps", "measurements", "step_count", "passing_count")} \
+        == {k: v for k, v in full.items() if k not in ("steps", "measurements")}
+
+
+def test_a_long_run_read_a_page_at_a_time_adds_up_to_the_whole_detail(db_url):
+    """The TUI's run detail reads a long run a page at a time (``run_overview``, ``step_page``,
+    ``measurement_page``): the pages, read on until nothing is left, are the whole detail's
+    steps (in the order they ran) and measurements (failures, marginal, then the rest); the
+    first look also has the later steps that did not pass, the counts of what is left and the
+    final plan steps by outcome."""
+    page = 37
+    with open_store(db_url) as store:
+        _record_long_run(store, "run-paged", 200)
+        full = query.run_detail(store, "run-paged")
+        first = query.run_overview(store, "run-paged", page)
+        steps, left, after = list(first["steps"]), first["steps_left"], first["steps"][-1]["place"]
+        while left:
+            more, left = query.step_page(store, "run-paged", after, page)
+            assert len(more) == min(page, len(full["steps"]) - len(steps)) and more[0]["place"] > after
+            steps, after = steps + more, more[-1]["place"]
+        ms, total = list(first["measurements"]), first["measurements_total"]
+        while len(ms) < total:
+            ms += query.measurement_page(store, "run-paged", len(ms), page)[0]
+        late, late_left = query.step_page(store, "run-paged", first["steps"][-1]["place"], 2, not_passed=True)
+    assert [{k: v for k, v in x.items() if k != "place"} for x in steps] == full["steps"]
+    assert [x["place"] for x in steps] == sorted({x["place"] for x in steps})  # (session, seq): unique, in order
+    assert ms == full["measurements"]
+    assert total == len(full["measurements"]) == 2 * 259 + 2  # (the running step's are held until it ends)
+    assert [x["step_key"] for x in first["late"]] == ["steps/s230[0]#1", "steps/s240[0]#1", "steps/s250[0]#1",
+                                                      "steps/s259[0]#1"]  # (s240's retry passed)
+    assert first["late_left"] == 0 and [x["step_key"] for x in late] == ["steps/s230[0]#1", "steps/s240[0]#1"]
+    assert late_left == 2
+    assert len(first["steps"]) == page and first["steps_left"] == len(full["steps"]) - page
+    assert [(m["step_key"], m["verdict"]) for m in first["measurements"][:4]] == [
+        ("steps/s3[0]#1", "FAIL"), ("steps/s230[0]#1", "FAIL"), ("steps/s5[0]#1", "MARGINAL"),
+        ("steps/s235[0]#1", "MARGINAL")]
+    assert first["step_counts"] == {"PASS": 256, "FAIL": 2, "ERROR": 1, None: 1}  # s240's final attempt passed
+    assert {k: v for k, v in first.items() if k in full and k not in ("steps", "measurements")} \
         == {k: v for k, v in full.items() if k not in ("steps", "measurements")}
 
 
