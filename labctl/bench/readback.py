@@ -14,6 +14,7 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 from labctl.bench import Row
 from labctl.bench.common import best, timed_cli
@@ -58,6 +59,19 @@ def read_seconds(db: Path, run_id: str) -> float:
 def tui_detail_seconds(db: Path, run_id: str) -> float:
     """Seconds from opening the TUI's run detail of a run to its rows on the screen (Textual
     headless, the app's stylesheet; the best of three)."""
+    from labctl.tui.detail import RunDetailScreen
+
+    return _screen_seconds(db, lambda: RunDetailScreen(run_id), "#detail-steps")
+
+
+def tui_compare_seconds(db: Path, run_id: str) -> float:
+    """The same for the TUI's comparison of a run with itself (every measurement a row)."""
+    from labctl.tui.compare import CompareScreen
+
+    return _screen_seconds(db, lambda: CompareScreen(run_id, run_id), "#compare-table")
+
+
+def _screen_seconds(db: Path, make_screen: Any, table_id: str) -> float:
     import asyncio
 
     from textual.app import App
@@ -66,9 +80,8 @@ def tui_detail_seconds(db: Path, run_id: str) -> float:
     import labctl.tui
     from labctl.store import open_store
     from labctl.tui.config import TuiConfig
-    from labctl.tui.detail import RunDetailScreen
 
-    class DetailApp(App):
+    class ScreenApp(App):
         CSS_PATH = Path(labctl.tui.__file__).parent / "labctl.tcss"
 
         def __init__(self) -> None:
@@ -80,11 +93,11 @@ def tui_detail_seconds(db: Path, run_id: str) -> float:
             self.store.close()
 
     async def opened() -> float:
-        app = DetailApp()
+        app = ScreenApp()
         async with app.run_test(size=(160, 48)) as pilot:
             start = time.perf_counter()
-            await app.push_screen(RunDetailScreen(run_id))
-            while not (app.screen.query("#detail-steps") and app.screen.query_one("#detail-steps", DataTable).row_count):
+            await app.push_screen(make_screen())
+            while not (app.screen.query(table_id) and app.screen.query_one(table_id, DataTable).row_count):
                 await pilot.pause(0.005)
             return time.perf_counter() - start
 

@@ -94,6 +94,14 @@ def test_xlsx_export_prints_labctls_cpu_beside_the_pandas_route():
         assert float(ratio) > 0, out
 
 
+def test_tui_detail_prints_each_sizes_seconds_and_peak_rss():
+    out = _run("tui_detail.py", "--steps", "20,600")
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert [row[0] for row in rows] == ["20", "600"], out
+    for row in rows:
+        assert row[2::2] == ["s", "MiB", "s", "MiB"] and float(row[1]) > 0 and float(row[5]) > 0, out
+
+
 def test_writer_process_prints_each_way_of_writing():
     out = _run("writer_process.py", "--steps", "10,30", "--rounds", "1")
     assert "The results store's writer, pinned (10→30 steps" in out, out

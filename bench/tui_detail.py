@@ -1,0 +1,69 @@
+"""How long the TUI's run detail and compare screens take to open on a long run, and the
+memory they take.
+
+For each size, a run of N steps (one measurement each, as ``python -m labctl.bench``'s
+read-back row records it) is written to a SQLite file; then, in a fresh process each, the run
+detail of that run and the comparison of the run with itself are opened in Textual's
+headless mode with the app's stylesheet, and the seconds until the screen's table has its
+rows (the best of three) and the process's peak RSS are printed.
+
+    .venv/bin/python bench/tui_detail.py [--steps 1000,10000,100000] [--labctl /tmp/old]
+
+``--labctl`` opens the screens of another checkout (``git worktree add /tmp/old <commit>``):
+its labctl is imported, and the opening is timed by this checkout's functions
+(``labctl/bench/readback.py``, loaded by path), so that an older checkout without them is
+measured the same way.
+
+Not a test: it never fails on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_OPEN = r"""
+import importlib.util, resource, sys
+from pathlib import Path
+spec = importlib.util.spec_from_file_location("readback_timing", sys.argv[4])
+timing = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(timing)
+db, run_id, screen = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+seconds = (timing.tui_detail_seconds if screen == "detail" else timing.tui_compare_seconds)(db, run_id)
+print(f"{seconds:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}")
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", default="1000,10000,100000", help="the run sizes, comma separated")
+    ap.add_argument("--labctl", default=str(ROOT), metavar="CHECKOUT", help="the checkout whose screens are opened")
+    args = ap.parse_args(argv)
+    env = dict(os.environ, PYTHONPATH=args.labctl)
+    from labctl.bench.readback import record_run
+
+    print(f"{'steps':>9s} {'detail':>9s} {'peak RSS':>9s} {'compare':>9s} {'peak RSS':>9s}")
+    with tempfile.TemporaryDirectory(prefix="labctl-tui-detail-") as tmp:
+        for n in (int(x) for x in args.steps.split(",")):
+            db = Path(tmp) / f"run-{n}.db"
+            record_run(db, f"run-{n}", n)
+            cells = []
+            for screen in ("detail", "compare"):
+                res = subprocess.run([sys.executable, "-c", _OPEN, str(db), f"run-{n}", screen,
+                                      str(ROOT / "labctl" / "bench" / "readback.py")],
+                                     capture_output=True, text=True, timeout=3600, env=env, cwd=tmp)
+                if res.returncode != 0:
+                    raise SystemExit(f"the {screen} screen of {n} steps failed: {res.stderr[-1500:]}")
+                seconds, rss = res.stdout.split()
+                cells += [f"{seconds} s", f"{rss} MiB"]
+            print(f"{n:9,d} " + " ".join(f"{c:>9s}" for c in cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
