@@ -1,11 +1,13 @@
-"""How long the TUI's run detail and compare screens take to open on a long run, and the
-memory they take.
+"""How long the TUI's run detail and compare screens take to open on a long run, the memory
+they take, and what a poll of the watch mode costs.
 
 For each size, a run of N steps (one measurement each, as ``python -m labctl.bench``'s
 read-back row records it) is written to a SQLite file; then, in a fresh process each, the run
 detail of that run and the comparison of the run with itself are opened in Textual's
 headless mode with the app's stylesheet, and the seconds until the screen's table has its
-rows (the best of three) and the process's peak RSS are printed.
+rows (the best of three) and the process's peak RSS are printed. Last, the watch mode's read
+of the run (``query.follow`` as the watch screen calls it): its first poll, and a poll with
+nothing new (the best of five).
 
     .venv/bin/python bench/tui_detail.py [--steps 1000,10000,100000] [--labctl /tmp/old]
 
@@ -34,8 +36,24 @@ spec = importlib.util.spec_from_file_location("readback_timing", sys.argv[4])
 timing = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(timing)
 db, run_id, screen = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-seconds = (timing.tui_detail_seconds if screen == "detail" else timing.tui_compare_seconds)(db, run_id)
-print(f"{seconds:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}")
+if screen == "watch":
+    import inspect, time
+    from labctl.store import open_store, query
+    from labctl.tui.watch import MEASUREMENT_ROWS
+    # as the watch screen of the checkout polls (one that reads every step has no every_step)
+    lean = {"every_step": False, "newest": MEASUREMENT_ROWS} if "every_step" in inspect.signature(query.follow).parameters else {}
+    with open_store(db) as store:
+        start = time.perf_counter()
+        _, cursor = query.follow(store, run_id, **lean)
+        first, again = time.perf_counter() - start, []
+        for _ in range(5):
+            start = time.perf_counter()
+            query.follow(store, run_id, cursor, **lean)
+            again.append(time.perf_counter() - start)
+    print(f"{first:.2f} {min(again):.3f}")
+else:
+    seconds = (timing.tui_detail_seconds if screen == "detail" else timing.tui_compare_seconds)(db, run_id)
+    print(f"{seconds:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}")
 """
 
 
@@ -47,21 +65,22 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, PYTHONPATH=args.labctl)
     from labctl.bench.readback import record_run
 
-    print(f"{'steps':>9s} {'detail':>9s} {'peak RSS':>9s} {'compare':>9s} {'peak RSS':>9s}")
+    print(f"{'steps':>9s} {'detail':>9s} {'peak RSS':>9s} {'compare':>9s} {'peak RSS':>9s} "
+          f"{'watch, 1st poll':>15s} {'next poll':>9s}")
     with tempfile.TemporaryDirectory(prefix="labctl-tui-detail-") as tmp:
         for n in (int(x) for x in args.steps.split(",")):
             db = Path(tmp) / f"run-{n}.db"
             record_run(db, f"run-{n}", n)
             cells = []
-            for screen in ("detail", "compare"):
+            for screen in ("detail", "compare", "watch"):
                 res = subprocess.run([sys.executable, "-c", _OPEN, str(db), f"run-{n}", screen,
                                       str(ROOT / "labctl" / "bench" / "readback.py")],
                                      capture_output=True, text=True, timeout=3600, env=env, cwd=tmp)
                 if res.returncode != 0:
                     raise SystemExit(f"the {screen} screen of {n} steps failed: {res.stderr[-1500:]}")
-                seconds, rss = res.stdout.split()
-                cells += [f"{seconds} s", f"{rss} MiB"]
-            print(f"{n:9,d} " + " ".join(f"{c:>9s}" for c in cells), flush=True)
+                seconds, other = res.stdout.split()
+                cells += [f"{seconds} s", f"{other} s" if screen == "watch" else f"{other} MiB"]
+            print(f"{n:9,d} " + " ".join(f"{c:>{15 if i == 4 else 9}s}" for i, c in enumerate(cells)), flush=True)
     return 0
 
 

@@ -577,28 +577,53 @@ class Cursor:
     log: int = 0
 
 
-def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dict[str, Any], Cursor]:
+def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_step: bool = True,
+           newest: int | None = None) -> tuple[dict[str, Any], Cursor]:
     """What a live view needs since ``cursor``: the run row (outcome, heartbeat), every step
-    (small; outcomes change), the measurements, samples and logs committed since, and the
+    (outcomes change), the measurements, samples and logs committed since, and the
     run's latest stored progress line (``progress``: step_key, text, fraction, t; or None)
     and the question it waits on (``prompt``: the newest unanswered prompt, or None).
 
         changes, cur = follow(store, run_id)
         while changes["run"]["outcome"] == "running":
             time.sleep(1); changes, cur = follow(store, run_id, cur)
+
+    A view of a long run asks for less, so that a poll costs the same at step 100,000 as at
+    step 10: ``every_step=False`` gives, instead of ``steps``, ``step_counts`` (the plan's step
+    attempts by outcome, safe states left out; None: running) and ``current_step`` (the last
+    of them without an outcome, or None); ``newest=N`` gives only the newest N of the
+    measurements since the cursor (in order), with ``measurement_counts``: all of them by
+    verdict. The cursor moves past all of them either way.
     """
     cur = cursor or Cursor()
     run_id = find_run(store, run_id)
     with store.read_engine.connect() as conn:  # one snapshot for all of it
         run = dict(conn.execute(select(*[c for c in T.runs.c if c.name != "plan_text"])
                                 .where(T.runs.c.id == run_id)).one()._mapping)
-        step_list = [dict(r._mapping) for r in conn.execute(
-            select(*_STEP_COLUMNS).where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))]
-        ms = [dict(r._mapping) for r in conn.execute(
-            select(T.measurements.c.id, T.steps.c.step_key, *_MEASUREMENT_COLUMNS)
-            .join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
-            .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement)
-            .order_by(T.measurements.c.id))]
+        steps_q = select(*_STEP_COLUMNS).where(T.steps.c.run_id == run_id)
+        step_part: dict[str, Any]
+        if every_step:
+            step_part = {"steps": [dict(r._mapping) for r in conn.execute(steps_q.order_by(T.steps.c.session, T.steps.c.seq))]}
+        else:
+            plan_step = and_(T.steps.c.run_id == run_id, T.steps.c.check_name != "safe_state")
+            current = conn.execute(steps_q.where(plan_step, T.steps.c.outcome.is_(None))
+                                   .order_by(T.steps.c.session.desc(), T.steps.c.seq.desc()).limit(1)).first()
+            step_part = {"step_counts": dict(conn.execute(select(T.steps.c.outcome, func.count()).where(plan_step)
+                                                          .group_by(T.steps.c.outcome)).all()),
+                         "current_step": dict(current._mapping) if current is not None else None}
+        ms_q = (select(T.measurements.c.id, T.steps.c.step_key, *_MEASUREMENT_COLUMNS)
+                .join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+                .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement))
+        if newest is None:
+            ms = [dict(r._mapping) for r in conn.execute(ms_q.order_by(T.measurements.c.id))]
+        else:
+            ms = [dict(r._mapping) for r in conn.execute(ms_q.order_by(T.measurements.c.id.desc()).limit(newest))][::-1]
+            step_part["measurement_counts"] = dict(conn.execute(
+                select(T.measurements.c.verdict, func.count())
+                .join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+                .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement,
+                       T.measurements.c.id <= ms[-1]["id"])  # (those the cursor moves past, however many came since)
+                .group_by(T.measurements.c.verdict)).all()) if ms else {}
         ss = [dict(r._mapping) for r in conn.execute(
             select(T.samples.c.id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value,
                    T.samples.c.unit)
@@ -617,6 +642,6 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None) -> tuple[dic
         sample=ss[-1]["id"] if ss else cur.sample,
         log=ls[-1]["id"] if ls else cur.log,
     )
-    return {"run": run, "steps": step_list, "measurements": ms, "samples": ss, "logs": ls,
+    return {"run": run, **step_part, "measurements": ms, "samples": ss, "logs": ls,
             "progress": dict(prog._mapping) if prog is not None else None,
             "prompt": dict(asked._mapping) if asked is not None else None}, new

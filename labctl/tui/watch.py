@@ -3,7 +3,7 @@ results store — this station's, or with a shared PostgreSQL every station's
 (``labctl tui --watch [--station S | --all-stations]``).
 
 The screen polls the store (:func:`labctl.store.query.follow`) twice a second from a worker
-thread and applies what changed as one batch per poll: the run's steps, its newest
+thread and applies what changed as one batch per poll: the run's step counts and current step, its newest
 measurements (a bounded table), its time series (a plot over a bounded window) and the
 current wait line, which the recorder stores throttled (table ``progress``). It follows the
 newest running run until the operator picks one (``enter``); ``f`` goes back to following.
@@ -159,7 +159,8 @@ class WatchScreen(Screen):
                 following = (running or runs or [{"id": None}])[0]["id"]
             changes = None
             if following is not None:
-                changes, cursor = query.follow(store, following, None if following != current else cursor)
+                changes, cursor = query.follow(store, following, None if following != current else cursor,
+                                               every_step=False, newest=MEASUREMENT_ROWS)
         except Exception as err:  # noqa: BLE001 - a database that went away: say so, poll again
             to_screen(self, self._problem, fmt.problem(err))
             return
@@ -184,7 +185,7 @@ class WatchScreen(Screen):
         self._show_runs(runs)
         if changes is not None:
             self._show_run(changes)
-            self._add_measurements(changes["measurements"])
+            self._add_measurements(changes["measurements"], changes["measurement_counts"])
             if changes["samples"]:
                 self.window.add(changes["samples"])
             ended = changes["run"]["outcome"] != "running"
@@ -225,7 +226,7 @@ class WatchScreen(Screen):
             table.move_cursor(row=min(cursor, len(runs) - 1), scroll=False)
 
     def _show_run(self, changes: dict[str, Any]) -> None:
-        run, steps = changes["run"], changes["steps"]
+        run, counts, current = changes["run"], changes["step_counts"], changes["current_step"]
         self._started_at = run["started_at"]
         head = Text()
         head.append(f"{run['plan_name']} v{run['plan_version']}", style="bold")
@@ -237,9 +238,7 @@ class WatchScreen(Screen):
         if run["outcome"] != "running" and run.get("message"):
             head.append(f"\n{visible(run['message'])}", style=fmt.status_style(self, "status-dim"))
         self.query_one("#watch-run", Static).update(head)
-        plan_steps = [s for s in steps if s["check"] != "safe_state"]
-        done = {o: sum(1 for s in plan_steps if s["outcome"] == o) for o in ("PASS", "FAIL", "ERROR")}
-        current = next((s for s in reversed(plan_steps) if s["outcome"] is None), None)
+        done = {o: counts.get(o, 0) for o in ("PASS", "FAIL", "ERROR")}
         line = Text()
         if current is not None and run["outcome"] == "running":
             line.append(f"▶ {fmt.step_name(current['step_key'])}", style="bold")
@@ -247,7 +246,7 @@ class WatchScreen(Screen):
                 line.append(f" (attempt {current['attempt']})")
             line.append("  ")
         line.append(f"steps {done['PASS']} passed, {done['FAIL']} failed, {done['ERROR']} error · "
-                    f"{self.counts['measurements'] + len(changes['measurements'])} measurements")
+                    f"{self.counts['measurements'] + sum(changes['measurement_counts'].values())} measurements")
         self.query_one("#watch-step", Static).update(line)
         progress, prompt = changes.get("progress"), changes.get("prompt")
         running = current is not None and run["outcome"] == "running"
@@ -267,13 +266,15 @@ class WatchScreen(Screen):
             wait.update("")
         self.set_class(live, "-waiting")
 
-    def _add_measurements(self, ms: list[dict[str, Any]]) -> None:
+    def _add_measurements(self, ms: list[dict[str, Any]], counts: dict[str, int]) -> None:
+        """The newest measurements since the poll before (at most a table's worth: the store
+        counted them all, ``counts``, by verdict)."""
         if not ms:
             return
-        self.counts["measurements"] += len(ms)
-        for m in ms:
-            if m["verdict"] in self.counts:
-                self.counts[m["verdict"]] += 1
+        self.counts["measurements"] += sum(counts.values())
+        for verdict, n in counts.items():
+            if verdict in self.counts:
+                self.counts[verdict] += n
         self.newest_t = ms[-1]["t"]
         table = self.query_one("#watch-measurements", DataTable)
         shown = ms[-MEASUREMENT_ROWS:]  # rows that would scroll out at once are never built

@@ -99,7 +99,8 @@ def test_tui_detail_prints_each_sizes_seconds_and_peak_rss():
     rows = [line.split() for line in out.splitlines()[1:]]
     assert [row[0] for row in rows] == ["20", "600"], out
     for row in rows:
-        assert row[2::2] == ["s", "MiB", "s", "MiB"] and float(row[1]) > 0 and float(row[5]) > 0, out
+        assert row[2::2] == ["s", "MiB", "s", "MiB", "s", "s"] and float(row[1]) > 0 and float(row[5]) > 0, out
+        assert float(row[9]) > 0 and float(row[11]) > 0, out
 
 
 def test_writer_process_prints_each_way_of_writing():

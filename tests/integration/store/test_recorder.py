@@ -320,6 +320,45 @@ def test_a_watcher_follows_a_run_while_it_is_written(store, db_url):
         assert changes["run"]["outcome"] == "passed"
 
 
+def test_a_watcher_of_a_long_run_asks_for_counts_and_the_newest_rows_and_misses_nothing(store, db_url):
+    """``follow(every_step=False, newest=N)`` (the TUI's watch mode) reads the step counts and
+    the running step instead of every step, and only the newest N measurements, with every
+    one since the cursor counted by verdict: what the full answer gives, cut down; the cursor
+    is the full answer's, so the next poll starts where that one would."""
+    from collections import Counter
+
+    rec = Recorder(store, commit_window=60.0)
+    s = Script(rec, "watch-long")
+    s.start()
+    for i in range(40):
+        s.step(f"s{i}", {"vdd": 0.9 if i % 7 == 3 else 0.75, "vio": 0.75},
+               outcome=ev.StepOutcome.FAIL if i % 7 == 3 else ev.StepOutcome.PASS)
+    s.step("safe", {}, group="teardown", end=False)  # (an open safe state is no plan step)
+    s.emit(ev.StepStarted, step_key="teardown/safe_psu[0]#1", step_id="safe_psu", group="teardown",
+           check="safe_state", corner={}, corner_index=0, attempt=1)
+    rec.flush()
+    with open_store(db_url, mark_interrupted=False) as watcher:
+        full, cur_full = query.follow(watcher, "watch-long")
+        lean, cur = query.follow(watcher, "watch-long", every_step=False, newest=5)
+        assert "steps" not in lean and cur == cur_full
+        plan_steps = [x for x in full["steps"] if x["check"] != "safe_state"]
+        assert lean["step_counts"] == dict(Counter(x["outcome"] for x in plan_steps)) == {"PASS": 34, "FAIL": 6, None: 1}
+        assert lean["current_step"] == plan_steps[-1] and lean["current_step"]["step_key"] == "teardown/safe[0]#1"
+        assert lean["measurements"] == full["measurements"][-5:]
+        assert lean["measurement_counts"] == dict(Counter(m["verdict"] for m in full["measurements"])) \
+            == {"PASS": 74, "FAIL": 6}
+        assert {k: v for k, v in lean.items() if k not in ("step_counts", "current_step", "measurements",
+                                                          "measurement_counts")} \
+            == {k: v for k, v in full.items() if k not in ("steps", "measurements")}
+        s.step("s40", {"vdd": 0.75})
+        rec.flush()
+        lean, cur = query.follow(watcher, "watch-long", cur, every_step=False, newest=5)
+        assert [m["name"] for m in lean["measurements"]] == ["vdd"] and lean["measurement_counts"] == {"PASS": 1}
+        lean, cur = query.follow(watcher, "watch-long", cur, every_step=False, newest=5)
+        assert lean["measurements"] == [] and lean["measurement_counts"] == {}
+    rec.close()
+
+
 def test_one_recorder_follows_two_duts_interleaved(store):
     """Two fixture slots in one process share a bus: events are routed by run id."""
     bus = ev.EventBus()
