@@ -256,9 +256,12 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
 @click.argument("run_a")
 @click.argument("run_b")
 @click.option("--db", callback=db_option_callback, envvar="LABCTL_DB", metavar="PATH|URL", help=DB_HELP)
+@click.option("--all", "show_all", is_flag=True,
+              help=f"print every measurement (default: those whose verdict changed or that one run lacks, "
+                   f"+ the first {SHOWN} others)")
 @click.option("--format", "fmt", type=FORMAT, default="table", show_default=True)
 @click.pass_context
-def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str) -> None:
+def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, show_all: bool, fmt: str) -> None:
     """Measurement deltas between two runs (B − A); changed verdicts first."""
     from labctl.store import query
 
@@ -269,11 +272,18 @@ def compare(ctx: click.Context, run_a: str, run_b: str, db: str | None, fmt: str
         _emit_records(rows, fmt)
         return
     title = f"A = {a}   B = {b}   ({sum(r['changed'] for r in rows)} verdict changes, {len(rows)} measurements)"
-    _console().print(_table(title, ["step", "measurement", "labels", "A", "B", "Δ", "Δ %", "unit", "verdict (A→B)"], (
+    # (in order: the changed verdicts, then those one run lacks, then the largest changes)
+    shown = len(rows) if show_all else min(len(rows), SHOWN + sum(
+        1 for r in rows if r["changed"] or r["verdict_a"] is None or r["verdict_b"] is None))
+    console = _console()
+    console.print(_table(title, ["step", "measurement", "labels", "A", "B", "Δ", "Δ %", "unit", "verdict (A→B)"], (
         [r["step"], r["name"], _labels(r["labels"]), _num(r["value_a"]), _num(r["value_b"]), _num(r["delta"]),
          f"{r['delta_pct']:+.2f}" if r["delta_pct"] is not None else "-", r["unit"],
          _styled(r["verdict_b"] or "-") if not r["changed"] else
-         Markup(f"{_styled(r['verdict_a'] or '-')}→{_styled(r['verdict_b'] or '-')}")] for r in rows)))
+         Markup(f"{_styled(r['verdict_a'] or '-')}→{_styled(r['verdict_b'] or '-')}")] for r in rows[:shown])))
+    if shown < len(rows):
+        console.print(f"… {len(rows) - shown} more measurements (the same verdict in both, smaller changes): "
+                      "use --all or --format json", markup=False)
 
 
 @click.command()

@@ -90,6 +90,27 @@ def test_runs_compare_shows_deltas_changed_verdicts_first(populated, labctl):
     assert "1 verdict changes" in table.stdout and "+9.21" in table.stdout
 
 
+def test_runs_compare_of_long_runs_prints_what_differs_and_the_first_others(db_url, labctl):
+    """Two runs of 520 measurements: the table lists the two only one run has first, then the
+    first 200 others, and says how many more there are; --all prints every one, and JSON
+    always has every one."""
+    from labctl.cli.runs import SHOWN
+
+    with open_store(db_url) as store:
+        _record_long_run(store, "cmp-a", SHOWN)  # (its last step, s259, never ends: no measurements)
+        _record_long_run(store, "cmp-b", SHOWN + 1)  # (s259 ends here: two measurements run A lacks)
+    table = labctl("runs", "compare", "cmp-a", "cmp-b", "--db", db_url)
+    assert table.returncode == 0, table.stderr
+    lines = [ln for ln in table.stdout.splitlines() if "│ s" in ln]
+    assert len(lines) == SHOWN + 2 and all("s259[0]" in ln for ln in lines[:2]), table.stdout
+    rows = json.loads(labctl("runs", "compare", "cmp-a", "cmp-b", "--db", db_url, "--format", "json").stdout)
+    assert len(rows) == 2 * 260 + 2
+    assert f"… {len(rows) - SHOWN - 2} more measurements (the same verdict in both, smaller changes): use --all" \
+        in table.stdout
+    full = labctl("runs", "compare", "cmp-a", "cmp-b", "--db", db_url, "--all")
+    assert len([ln for ln in full.stdout.splitlines() if "│ s" in ln]) == len(rows) and "more measurements" not in full.stdout
+
+
 def test_bad_input_gets_one_line_and_an_exit_code(populated, labctl):
     # an unknown run id is a bad invocation (exit 4), for every command that takes one
     for args in (("runs", "show", "no-such-run"), ("runs", "compare", "no-such-run", "run-new"),
