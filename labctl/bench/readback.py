@@ -116,12 +116,17 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     if code != 0:
         raise RuntimeError(f"labctl runs show exited {code}: {out[-1000:]}")
     growth = per_step[big] / per_step[small]
+    cmp_seconds, code, out = timed_cli("runs", "compare", f"run-{big}", f"run-{big}", "--db", str(tmp / f"runs-{big}.db"))
+    if code != 0:
+        raise RuntimeError(f"labctl runs compare exited {code}: {out[-1000:]}")
     detail = tui_detail_seconds(tmp / f"runs-{big}.db", f"run-{big}")
     return [
         Row(f"read back a run: list, detail, measurements, per step at {small:,}/{big:,} steps",
             f"linear (per step at {big:,} ≤ 1.5× at {small:,})",
             f"{per_step[small] * 1e6:.0f} / {per_step[big] * 1e6:.0f} µs", growth / 1.5),
         Row(f"labctl runs show of a {big:,}-step run", "≤ 2 s", f"{seconds:.2f} s", seconds / 2.0),
+        Row(f"labctl runs compare of two {big:,}-step runs (a run with itself)", "≤ 2 s", f"{cmp_seconds:.2f} s",
+            cmp_seconds / 2.0),
         Row(f"TUI: run detail of a {big:,}-step run, opened to its rows on screen", "≤ 1 s",
             f"{detail:.2f} s", detail / 1.0),
     ]
