@@ -59,6 +59,7 @@ def capability(df: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     limit, or with fewer than two values, get NaN indices."""
     keys = KEY + [b for b in (by or []) if b not in KEY]
     d = df[df["value"].notna() & (df["low"].notna() | df["high"].notna())]
+    d = d.assign(_fail=d["verdict"].eq("FAIL"))  # summed per group: a function a group costs ~0.1 ms
     if d.empty:
         return pd.DataFrame(columns=keys + ["n", "mean", "std", "min", "max", "low", "high", "cp", "cpk",
                                             "side", "fails", "rating"])
@@ -66,7 +67,7 @@ def capability(df: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     out = g["value"].agg(n="count", mean="mean", std="std", min="min", max="max")
     out["low"] = g["low"].min()
     out["high"] = g["high"].max()
-    out["fails"] = g["verdict"].agg(lambda v: int((v == "FAIL").sum()))
+    out["fails"] = g["_fail"].sum().astype(int)
     out = out.reset_index()
     # identical values: σ = 0 exactly (pandas' std of equal floats may be 1e-17) and μ the value
     no_spread = (out["n"] >= 2) & (out["min"] == out["max"])

@@ -23,10 +23,11 @@ def by_group(df: pd.DataFrame, column: str) -> pd.DataFrame:
     """Per characteristic and value of ``column``: n, mean, std, min, max, fails, and the group
     mean's shift from the characteristic's overall mean in σ units (``shift_sigma``)."""
     d = df[df["value"].notna()]
+    d = d.assign(_fail=d["verdict"].eq("FAIL"))  # summed per group: a function a group costs ~0.1 ms
     keys = [k for k in KEY if k != column] + [column]
     g = d.groupby(keys, sort=True)
     out = g["value"].agg(n="count", mean="mean", std="std", min="min", max="max")
-    out["fails"] = g["verdict"].agg(lambda v: int((v == "FAIL").sum()))
+    out["fails"] = g["_fail"].sum().astype(int)
     out = out.reset_index()
     base = [k for k in KEY if k != column]
     overall = d.groupby(base)["value"].agg(all_mean="mean", all_std="std").reset_index()

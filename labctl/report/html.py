@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 MAX_DISTRIBUTIONS = 12  # distribution charts, worst Cpk first
 MAX_TRENDS = 6  # trend charts, strongest drift first
 MAX_FAILURE_ROWS = 500  # failing measurements listed at the top
-MAX_LISTED = 20_000  # above this many measurements, run details list failures and marginals only
+MAX_LISTED = 20_000  # above this many measurements (steps), run details list failures and marginals (steps that did not pass) only
+MAX_TABLE_ROWS = 1_000  # rows of the yield and capability tables: the lowest yields, the worst Cpk
 MAX_CURVE_RUNS = 12  # runs overlaid in the thermal chart
 MAX_RUN_CHARTS = 10  # per-run thermal charts only for reports of at most this many runs
 
@@ -152,10 +153,12 @@ def _measurement_rows(rows: pd.DataFrame) -> list[dict[str, Any]]:
     return t.to_dict("records")
 
 
-def _capability(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], list[str]]:
+def _capability(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], list[str], int]:
+    """The capability table's rows (the worst Cpk first, at most MAX_TABLE_ROWS), the
+    distribution charts, and how many characteristics the table leaves out."""
     c = cap.capability(m)
     rows, svgs = [], []
-    for i, r in enumerate(c.itertuples(index=False)):
+    for i, r in enumerate(c.head(MAX_TABLE_ROWS).itertuples(index=False)):
         rows.append({"step": r.step, "measurement": r.measurement, "labels": r.labels, "corner": r.corner,
                      "n": int(r.n), "mean": num(r.mean), "std": num(r.std), "min": num(r.min), "max": num(r.max),
                      "limits": limits_text(r.low, r.high, r.unit), "cp": cap.index_text(r.cp), "cpk": cap.index_text(r.cpk),
@@ -164,7 +167,16 @@ def _capability(m: pd.DataFrame, groups: dict) -> tuple[list[dict[str, Any]], li
             key = tuple(getattr(r, k) for k in KEY)
             values = m["value"].to_numpy()[groups[key]]
             svgs.append(charts.render(charts.distribution, values, r.low, r.high, _title(r), r.unit, r.cpk))
-    return rows, svgs
+    return rows, svgs, len(c) - len(rows)
+
+
+def _step_yield_rows(sy: pd.DataFrame) -> tuple[list[dict[str, Any]], int]:
+    """The yield table's rows: every step, or of more than MAX_TABLE_ROWS the lowest final and
+    first-pass yields; and how many the table leaves out."""
+    if len(sy) <= MAX_TABLE_ROWS:
+        return sy.to_dict("records"), 0
+    lowest = sy.sort_values(["final_yield", "first_pass_yield"], kind="stable").head(MAX_TABLE_ROWS)
+    return lowest.to_dict("records"), len(sy) - MAX_TABLE_ROWS
 
 
 def _title(r: Any) -> str:
@@ -295,12 +307,18 @@ def _run_details(data: Population, m: pd.DataFrame, m_all: pd.DataFrame) -> list
     for (run, verdict), n in counts.items():
         per_run_counts.setdefault(run, {})[verdict] = int(n)
     steps: dict[str, list[dict[str, Any]]] = {}
+    steps_hidden: dict[str, int] = {}
     if len(data.steps):
-        st = data.steps.assign(outcome=data.steps["outcome"].fillna("running"),
-                               duration=[num(x, 3) for x in data.steps["duration"]],
-                               # a time-scaled simulated bench: the simulated time beside the wall time
-                               duration_sim=[_sim_time(x) for x in data.steps["duration_sim"]],
-                               message=data.steps["message"].fillna(""))
+        st = data.steps
+        if len(st) > MAX_LISTED:  # the steps that did not pass only (a page of 100,000 rows is read by no one)
+            passed = st["outcome"].isin(["PASS", "SKIPPED"])
+            steps_hidden = {run: int(n) for run, n in st[passed].groupby("run").size().items()}
+            st = st[~passed]
+        st = st.assign(outcome=st["outcome"].fillna("running"),
+                       duration=[num(x, 3) for x in st["duration"]],
+                       # a time-scaled simulated bench: the simulated time beside the wall time
+                       duration_sim=[_sim_time(x) for x in st["duration_sim"]],
+                       message=st["message"].fillna(""))
         for row in st.to_dict("records"):
             steps.setdefault(row["run"], []).append(row)
     samples = dict(tuple(data.samples.groupby("run", sort=False))) \
@@ -321,6 +339,7 @@ def _run_details(data: Population, m: pd.DataFrame, m_all: pd.DataFrame) -> list
             "operator": r.get("operator") or "-", "started": when(r["started"]), "ended": when(r.get("ended")),
             "outcome": r["outcome"], "message": r.get("message") or "", "steps": steps.get(r["run"], []),
             "measurements": listed, "hidden": int(totals.get(r["run"], 0)) - len(listed), "counts": count,
+            "steps_hidden": steps_hidden.get(r["run"], 0),
             "thermal": thermal,
             "details": data.details.get(r["run"], {}),
         })
@@ -337,21 +356,23 @@ def build_context(data: Population) -> dict[str, Any]:
     p = pareto(m_all, data.steps if len(data.steps) else None, runs)
     failures, n_failures = _failures(m)
     groups = m.groupby(KEY, sort=False, dropna=False).indices  # characteristic -> row positions
-    cap_rows, dist_svgs = _capability(m, groups)
+    cap_rows, dist_svgs, cap_hidden = _capability(m, groups)
+    yield_rows, yield_hidden = _step_yield_rows(sy)
     trend_rows, trend_svgs = _trends(m, groups)
     return {
         "title": data.title, "scope": _scope(data), "summary": _summary(data, fy),
         "failures": failures, "n_failures": n_failures,
         "failed_steps": _failed_steps(data.steps, m, runs),
-        "step_yield": sy.to_dict("records"),
+        "step_yield": yield_rows, "step_yield_hidden": yield_hidden,
         "pareto": p.head(30).to_dict("records"),
         "pareto_svg": charts.render(charts.pareto, p["cause"].head(15).tolist(), p["runs"].head(15).tolist(),
                                     p["cumulative"].head(15).tolist(), height=3.0) if len(p) else None,
-        "capability": cap_rows, "distributions": dist_svgs,
+        "capability": cap_rows, "capability_hidden": cap_hidden, "distributions": dist_svgs,
         "capable": cap.CAPABLE, "minimum": cap.MINIMUM,
         "trends": trend_rows, "trend_svgs": trend_svgs,
         "domain": _domain_charts(m), "thermal": _thermal(data.samples, runs),
         "runs": _run_details(data, m, m_all), "listed_all": len(m_all) <= MAX_LISTED, "max_listed": MAX_LISTED,
+        "steps_listed_all": len(data.steps) <= MAX_LISTED,
     }
 
 

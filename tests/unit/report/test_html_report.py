@@ -97,3 +97,28 @@ def test_a_step_that_failed_or_errored_without_a_failing_measurement_is_listed_u
     assert "Steps that failed without a measurement out of its limits (2)" in failures
     assert "console: reply to &#39;id&#39; does not match" in failures and "psu: no answer within 2 s" in failures
     assert failures.count("<td>core</td>") == 1  # the step with its failing measurement is listed once, above
+
+
+def test_a_run_of_many_steps_lists_the_lowest_yields_the_worst_cpk_and_the_steps_that_did_not_pass(monkeypatch):
+    """A run of 40 steps, each its own characteristic, two of them failing, with the tables
+    held to 5 rows and the run details to 20 steps: the yield table lists the failing steps
+    first and says how many it leaves out; the capability table the worst Cpk and how many more
+    there are; the run's section the two steps that did not pass and how many passed."""
+    monkeypatch.setattr(html, "MAX_TABLE_ROWS", 5)
+    monkeypatch.setattr(html, "MAX_LISTED", 20)
+    steps = []
+    for i in range(40):
+        bad = i in (17, 33)
+        values = [measurement("VDD", v, "V", "FAIL" if bad and k == 2 else "PASS", LIMITS)
+                  for k, v in enumerate((0.75, 0.751 + i * 1e-4, 0.70 if bad else 0.749))]
+        steps.append(step(f"s{i}", "FAIL" if bad else "PASS", *values))
+    page = html.render_html(population([record(*steps)]))
+    yields = page[page.index('id="yield"'):page.index('id="pareto"')]
+    assert re.findall(r"<td>(s\d+)</td>", yields)[:2] == ["s17", "s33"] and yields.count("<tr class=") == 5
+    assert "35 more steps, none of a lower yield, are not" in yields
+    capability = page[page.index('id="capability"'):page.index('id="trends"')]
+    assert capability.count("<td>s") == 5 and "35 more, none of a lower Cpk, are not" in capability
+    run = page[page.index('id="run-run-1"'):]
+    shown = re.findall(r'<tr class="(?:PASS|FAIL)"><td>(s\d+)', run[:run.index("passed or skipped steps not listed")])
+    assert shown == ["s17", "s33"] and "38 passed or skipped steps not listed" in run
+    assert "More than 20 steps: run details list the steps that did not pass only" in page
