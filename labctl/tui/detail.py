@@ -77,6 +77,7 @@ class RunDetailScreen(Screen):
         self._head = 0  # of step_rows: the steps in the order they ran, before the "… more" row
         self._last_place: Any = None  # (session, seq) of the last of them, where the next page starts
         self._paging: set[str] = set()  # the tables whose next page is being read
+        self._shown = 0  # which load the tables show: a page read for an earlier one is dropped
         self._compared: str | None = None  # the re-run last shown side by side with this run
 
     def compose(self) -> ComposeResult:
@@ -113,6 +114,7 @@ class RunDetailScreen(Screen):
         self.detail = detail
         self.run_id = detail["run"]["id"]
         self._paging.clear()
+        self._shown += 1
         self.query_one("#detail-summary", Static).update(run_summary(detail["run"], self, detail["step_counts"]))
         self.query_one("#detail-measurements", DataTable).clear()
         self.measurement_rows = []
@@ -181,36 +183,40 @@ class RunDetailScreen(Screen):
         kind = event.row_key.value
         if kind in (_MORE_STEPS, _MORE_MEASUREMENTS) and kind not in self._paging and self.detail is not None:
             self._paging.add(kind)
-            self.load_more(kind, self.detail["run"]["id"], len(self.measurement_rows) - 1, self._last_place)
+            self.load_more(kind, self.detail["run"]["id"], len(self.measurement_rows) - 1, self._last_place, self._shown)
 
     @work(thread=True, group="detail-more")
-    def load_more(self, kind: str, run_id: str, offset: int, after: Any) -> None:
+    def load_more(self, kind: str, run_id: str, offset: int, after: Any, shown: int) -> None:
         from labctl.store import query
 
         try:
             if kind == _MORE_MEASUREMENTS:
                 rows, total = query.measurement_page(self.app.store, run_id, offset, PAGE)
-                to_screen(self, self._more_measurements, rows, total)
+                to_screen(self, self._more_measurements, shown, rows, total)
             else:
                 rows, left = query.step_page(self.app.store, run_id, after, PAGE)
                 late, late_left = query.step_page(self.app.store, run_id, rows[-1]["place"] if rows else after,
                                                   PAGE, not_passed=True)
-                to_screen(self, self._more_steps, rows, left, late, late_left)
+                to_screen(self, self._more_steps, shown, rows, left, late, late_left)
         except Exception as err:  # noqa: BLE001 - said on the screen, never a crashed UI
             problem = fmt.problem(err)
-            to_screen(self, self._paging_failed, kind, problem)
+            to_screen(self, self._paging_failed, shown, kind, problem)
 
-    def _more_measurements(self, rows: list[dict[str, Any]], total: int) -> None:
-        self._paging.discard(_MORE_MEASUREMENTS)
-        self._add_measurements(rows, total)
+    def _more_measurements(self, shown: int, rows: list[dict[str, Any]], total: int) -> None:
+        if shown == self._shown:  # (else the run was read again meanwhile: its tables start over)
+            self._paging.discard(_MORE_MEASUREMENTS)
+            self._add_measurements(rows, total)
 
-    def _more_steps(self, rows: list[dict[str, Any]], left: int, late: list[dict[str, Any]], late_left: int) -> None:
-        self._paging.discard(_MORE_STEPS)
-        self._add_steps(rows, left, late, late_left)
+    def _more_steps(self, shown: int, rows: list[dict[str, Any]], left: int, late: list[dict[str, Any]],
+                    late_left: int) -> None:
+        if shown == self._shown:
+            self._paging.discard(_MORE_STEPS)
+            self._add_steps(rows, left, late, late_left)
 
-    def _paging_failed(self, kind: str, problem: str) -> None:
-        self._paging.discard(kind)  # (the cursor on the row again tries again)
-        self.notify(problem, severity="error")
+    def _paging_failed(self, shown: int, kind: str, problem: str) -> None:
+        if shown == self._shown:
+            self._paging.discard(kind)  # (the cursor on the row again tries again)
+            self.notify(problem, severity="error")
 
     def on_screen_resume(self) -> None:
         """Back from a re-run of this run: the old and the new run side by side."""
