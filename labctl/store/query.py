@@ -585,7 +585,7 @@ class Cursor:
 
 
 def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_step: bool = True,
-           newest: int | None = None) -> tuple[dict[str, Any], Cursor]:
+           newest: int | None = None, newest_samples: int | None = None) -> tuple[dict[str, Any], Cursor]:
     """What a live view needs since ``cursor``: the run row (outcome, heartbeat), every step
     (outcomes change), the measurements, samples and logs committed since, and the
     run's latest stored progress line (``progress``: step_key, text, fraction, t; or None)
@@ -600,7 +600,9 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
     attempts by outcome, safe states left out; None: running) and ``current_step`` (the last
     of them without an outcome, or None); ``newest=N`` gives only the newest N of the
     measurements since the cursor (in order), with ``measurement_counts``: all of them by
-    verdict. The cursor moves past all of them either way.
+    verdict; ``newest_samples=N`` only the newest N samples of each series since the cursor (a
+    plot of the newest N points of a series opened on a day-old soak). The cursor moves past
+    all of them either way.
     """
     cur = cursor or Cursor()
     run_id = find_run(store, run_id)
@@ -631,11 +633,18 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
                 .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement,
                        T.measurements.c.id <= ms[-1]["id"])  # (those the cursor moves past, however many came since)
                 .group_by(T.measurements.c.verdict)).all()) if ms else {}
-        ss = [dict(r._mapping) for r in conn.execute(
-            select(T.samples.c.id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value,
-                   T.samples.c.unit)
-            .join(T.steps, T.samples.c.step_ref == T.steps.c.id)
-            .where(T.samples.c.run_id == run_id, T.samples.c.id > cur.sample).order_by(T.samples.c.id))]
+        ss_q = (select(T.samples.c.id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value,
+                       T.samples.c.unit)
+                .join(T.steps, T.samples.c.step_ref == T.steps.c.id)
+                .where(T.samples.c.run_id == run_id, T.samples.c.id > cur.sample))
+        if newest_samples is not None:  # (the newest of all is the newest of its series: the cursor is right)
+            ranked = ss_q.add_columns(func.row_number().over(partition_by=T.samples.c.series,
+                                                             order_by=T.samples.c.id.desc()).label("rank")).subquery()
+            ss_q = (select(*[c for c in ranked.c if c.name != "rank"]).where(ranked.c.rank <= newest_samples)
+                    .order_by(ranked.c.id))
+        else:
+            ss_q = ss_q.order_by(T.samples.c.id)
+        ss = [dict(r._mapping) for r in conn.execute(ss_q)]
         ls = [dict(r._mapping) for r in conn.execute(
             select(T.logs.c.id, T.logs.c.step_key, T.logs.c.level, T.logs.c.message, T.logs.c.t)
             .where(T.logs.c.run_id == run_id, T.logs.c.id > cur.log).order_by(T.logs.c.id))]

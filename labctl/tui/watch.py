@@ -160,7 +160,7 @@ class WatchScreen(Screen):
             changes = None
             if following is not None:
                 changes, cursor = query.follow(store, following, None if following != current else cursor,
-                                               every_step=False, newest=MEASUREMENT_ROWS)
+                                               every_step=False, newest=MEASUREMENT_ROWS, newest_samples=PLOT_WINDOW)
         except Exception as err:  # noqa: BLE001 - a database that went away: say so, poll again
             to_screen(self, self._problem, fmt.problem(err))
             return

@@ -95,8 +95,9 @@ def test_xlsx_export_prints_labctls_cpu_beside_the_pandas_route():
 
 
 def test_tui_detail_prints_each_sizes_seconds_and_peak_rss():
-    out = _run("tui_detail.py", "--steps", "20,600")
-    rows = [line.split() for line in out.splitlines()[1:]]
+    out = _run("tui_detail.py", "--steps", "20,600", "--soak-hours", "0.1")
+    assert "watch, first poll of a 0.1 h soak (1,440 samples of 4 series): " in out and "1,440 samples read" in out, out
+    rows = [line.split() for line in out.splitlines()[1:-1]]
     assert [row[0] for row in rows] == ["20", "600"], out
     for row in rows:
         assert row[2::2] == ["s", "MiB", "s", "MiB", "s", "s"] and float(row[1]) > 0 and float(row[5]) > 0, out

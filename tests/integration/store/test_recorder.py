@@ -359,6 +359,32 @@ def test_a_watcher_of_a_long_run_asks_for_counts_and_the_newest_rows_and_misses_
     rec.close()
 
 
+def test_a_watcher_asks_for_the_newest_samples_of_each_series_and_the_cursor_passes_them_all(store, db_url):
+    """``follow(newest_samples=N)``: of the samples since the cursor, the newest N of each series
+    (in the order they were recorded); the cursor is where the full answer leaves it."""
+    rec = Recorder(store)
+    s = Script(rec, "watch-soak")
+    s.start()
+    key = s.step("soak", {}, end=False)
+    for i in range(6):
+        s.emit(ev.SampleRecorded, step_key=key, series="die", value=40.0 + i, unit="degC")
+        if i % 2:
+            s.emit(ev.SampleRecorded, step_key=key, series="hbm", value=30.0 + i, unit="degC")
+    rec.flush()
+    with open_store(db_url, mark_interrupted=False) as watcher:
+        full, cur_full = query.follow(watcher, "watch-soak")
+        lean, cur = query.follow(watcher, "watch-soak", newest_samples=2)
+        assert cur == cur_full and [(x["series"], x["value"]) for x in full["samples"]][-1] == ("hbm", 35.0)
+        assert [(x["series"], x["value"]) for x in lean["samples"]] == [
+            ("hbm", 33.0), ("die", 44.0), ("die", 45.0), ("hbm", 35.0)]
+        assert lean["samples"] == [x for x in full["samples"] if x in lean["samples"]]  # (rows as the full answer has them)
+        s.emit(ev.SampleRecorded, step_key=key, series="die", value=46.0, unit="degC")
+        rec.flush()
+        lean, cur = query.follow(watcher, "watch-soak", cur, newest_samples=2)
+        assert [(x["series"], x["value"]) for x in lean["samples"]] == [("die", 46.0)]
+    rec.close()
+
+
 def test_one_recorder_follows_two_duts_interleaved(store):
     """Two fixture slots in one process share a bus: events are routed by run id."""
     bus = ev.EventBus()
