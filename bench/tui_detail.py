@@ -39,7 +39,7 @@ spec = importlib.util.spec_from_file_location("readback_timing", sys.argv[4])
 timing = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(timing)
 db, run_id, screen = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-if screen == "watch":
+if screen in ("watch", "soak"):
     import inspect, time
     from labctl.store import open_store, query
     from labctl.tui import watch
@@ -49,24 +49,13 @@ if screen == "watch":
                               ("newest_samples", getattr(watch, "PLOT_WINDOW", None))) if k in known}
     with open_store(db) as store:
         start = time.perf_counter()
-        _, cursor = query.follow(store, run_id, **lean)
+        changes, cursor = query.follow(store, run_id, **lean)
         first, again = time.perf_counter() - start, []
-        for _ in range(5):
+        for _ in range(5 if screen == "watch" else 0):
             start = time.perf_counter()
             query.follow(store, run_id, cursor, **lean)
             again.append(time.perf_counter() - start)
-    print(f"{first:.2f} {min(again):.3f}")
-elif screen == "soak":
-    import inspect, time
-    from labctl.store import open_store, query
-    from labctl.tui import watch
-    known = inspect.signature(query.follow).parameters
-    lean = {k: v for k, v in (("every_step", False), ("newest", watch.MEASUREMENT_ROWS),
-                              ("newest_samples", getattr(watch, "PLOT_WINDOW", None))) if k in known}
-    with open_store(db) as store:
-        start = time.perf_counter()
-        changes, _ = query.follow(store, run_id, **lean)
-        print(f"{time.perf_counter() - start:.2f} {len(changes['samples'])}")
+    print(f"{first:.2f} {min(again):.3f}" if again else f"{first:.2f} {len(changes['samples'])}")
 else:
     seconds = (timing.tui_detail_seconds if screen == "detail" else timing.tui_compare_seconds)(db, run_id)
     print(f"{seconds:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}")
