@@ -290,8 +290,19 @@ def measurement_rows(store: Store, run_id: str, *, final_only: bool = True) -> l
         return [dict(r._mapping) for r in conn.execute(_measurements_select([run_id], final_only))]
 
 
-#: a measurement that did not pass, listed first by ``labctl runs show``
+#: a measurement that did not pass, listed first (in this order) by ``labctl runs show`` and the TUI
 _NOT_PASSED = ("FAIL", "MARGINAL")
+
+
+def _triage_rank() -> Any:
+    """A measurement's place in triage order: its verdict's index in :data:`_NOT_PASSED`, the rest after."""
+    verdict = T.measurements.c.verdict
+    return case(*((verdict == v, i) for i, v in enumerate(_NOT_PASSED)), else_=len(_NOT_PASSED))
+
+
+def _step_not_passed() -> Any:
+    """A step that did not pass: failed, errored, aborted, interrupted, or not ended."""
+    return or_(T.steps.c.outcome.is_(None), T.steps.c.outcome.not_in(("PASS", "SKIPPED")))
 
 
 def run_detail(store: Store, run_id: str, *, shown: int | None = None) -> dict[str, Any]:
@@ -309,8 +320,8 @@ def run_detail(store: Store, run_id: str, *, shown: int | None = None) -> dict[s
             child.update(_shown_rows(conn, run_id, shown))
     if shown is None:
         ms = measurement_rows(store, run_id)
-        rank = {"FAIL": 0, "MARGINAL": 1}
-        ms.sort(key=lambda m: rank.get(m["verdict"], 2))  # stable: failures first, then plan order
+        rank = {v: i for i, v in enumerate(_NOT_PASSED)}
+        ms.sort(key=lambda m: rank.get(m["verdict"], len(rank)))  # stable: failures first, then plan order
         child.update(steps=step_rows(store, run_id), measurements=ms)
     # (the order `runs show --format json` has always listed them in)
     return {"run": run, "steps": child.pop("steps"), "measurements": child.pop("measurements"), **child}
@@ -380,13 +391,13 @@ def step_page(store: Store, run_id: str, after: StepPlace | None, limit: int, *,
         return _step_page(conn, run_id, after, limit, not_passed=not_passed)
 
 
-def _step_page(conn: Any, run_id: str, after: StepPlace | None, limit: int, *,
+def _step_page(conn: Any, run_id: str, after: StepPlace | None, limit: int | None, *,
                not_passed: bool = False) -> tuple[list[dict[str, Any]], int]:
     where = [T.steps.c.run_id == run_id]
     if after is not None:
         where.append(or_(T.steps.c.session > after[0], and_(T.steps.c.session == after[0], T.steps.c.seq > after[1])))
     if not_passed:
-        where.append(or_(T.steps.c.outcome.is_(None), T.steps.c.outcome.not_in(("PASS", "SKIPPED"))))
+        where.append(_step_not_passed())
     # the page's ids first: the final-attempt test then runs for its rows only, not for every
     # step the sort goes through (a 100,000-step run: 0.18 → 0.03 s)
     ids = select(T.steps.c.id).where(*where).order_by(T.steps.c.session, T.steps.c.seq).limit(limit)
@@ -411,8 +422,7 @@ def measurement_page(store: Store, run_id: str, offset: int, limit: int) -> tupl
 
 def _measurement_page(conn: Any, run_id: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
     q = _measurements_select([run_id], True)
-    rank = case((T.measurements.c.verdict == "FAIL", 0), (T.measurements.c.verdict == "MARGINAL", 1), else_=2)
-    ordered = q.order_by(None).order_by(rank, *_MEASUREMENT_ORDER)
+    ordered = q.order_by(None).order_by(_triage_rank(), *_MEASUREMENT_ORDER)
     rows = [dict(r._mapping) for r in conn.execute(ordered.offset(offset).limit(limit))]
     total = conn.execute(select(func.count()).select_from(q.order_by(None).subquery())).scalar()
     return rows, total
@@ -420,15 +430,12 @@ def _measurement_page(conn: Any, run_id: str, offset: int, limit: int) -> tuple[
 
 def _shown_rows(conn: Any, run_id: str, shown: int) -> dict[str, Any]:
     """:func:`run_detail`'s cut of a long run's steps and measurements (see there)."""
-    steps_q = (select(*_STEP_COLUMNS, final_step_clause().label("final"))
-               .where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))
-    steps = [dict(r._mapping) for r in conn.execute(steps_q.limit(shown))]
-    step_count = conn.execute(select(func.count()).select_from(T.steps).where(T.steps.c.run_id == run_id)).scalar()
-    if step_count > len(steps):
-        first = {(s["session"], s["step_key"]) for s in steps}
-        not_passed = or_(T.steps.c.outcome.is_(None), T.steps.c.outcome.not_in(("PASS", "SKIPPED")))
-        steps += [row for row in (dict(r._mapping) for r in conn.execute(steps_q.where(not_passed)))
-                  if (row["session"], row["step_key"]) not in first]  # (all after the first, in order)
+    steps, left = _step_page(conn, run_id, None, shown)
+    step_count = len(steps) + left
+    if left:
+        steps += _step_page(conn, run_id, steps[-1]["place"], None, not_passed=True)[0]  # (all after the first)
+    for step in steps:
+        del step["place"]  # (the rows of step_rows)
     ms_q = _measurements_select([run_id], True)
     verdict = T.measurements.c.verdict
     bad = [dict(r._mapping) for r in conn.execute(ms_q.where(verdict.in_(_NOT_PASSED)))]
@@ -485,9 +492,7 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> list[dict[str, Any]]:
         for tag, rid in (("a", a_id), ("b", b_id)):
             # only the columns compared, as plain tuples: two runs of 100,000 measurements are
             # read in a fraction of the time full measurement rows took
-            q = (select(*columns).select_from(T.measurements.join(T.steps, T.measurements.c.step_ref == T.steps.c.id))
-                 .where(T.steps.c.run_id == rid, final_step_clause())
-                 .order_by(T.steps.c.session, T.steps.c.seq, T.measurements.c.seq))
+            q = _measurements_select([rid], True).with_only_columns(*columns)
             value_of, verdict_of = f"value_{tag}", f"verdict_{tag}"
             for step_key, name, labels, unit, value, value_text, verdict, limit_text in conn.execute(q):
                 labels = labels or {}
@@ -628,10 +633,8 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
         else:
             ms = [dict(r._mapping) for r in conn.execute(ms_q.order_by(T.measurements.c.id.desc()).limit(newest))][::-1]
             step_part["measurement_counts"] = dict(conn.execute(
-                select(T.measurements.c.verdict, func.count())
-                .join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
-                .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement,
-                       T.measurements.c.id <= ms[-1]["id"])  # (those the cursor moves past, however many came since)
+                ms_q.with_only_columns(T.measurements.c.verdict, func.count())
+                .where(T.measurements.c.id <= ms[-1]["id"])  # (those the cursor moves past, however many came since)
                 .group_by(T.measurements.c.verdict)).all()) if ms else {}
         ss_q = (select(T.samples.c.id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value,
                        T.samples.c.unit)
