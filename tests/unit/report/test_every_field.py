@@ -46,6 +46,25 @@ def test_json_of_every_field_validates_and_keeps_what_was_recorded():
     assert run["summary"]["steps"] == {"PASS": 1, "INTERRUPTED": 1, "ERROR": 1, "SKIPPED": 1}
 
 
+def test_json_file_is_the_document_written_a_step_at_a_time(tmp_path):
+    """The file `report -F json` writes holds what document() holds (both runs, every field),
+    a step's keys a line each and each measurement and sample on a line of its own (grep finds
+    one with its limits and time; a long run is written as it is made, never whole in memory)."""
+    records = [rich_record(), failing_record()]
+    text = export(records, "json", tmp_path / "r.json").read_text(encoding="utf-8")
+    written, made = json.loads(text), document(records)
+    assert written.pop("exported_at") and made.pop("exported_at")
+    assert written == json.loads(json.dumps(made, allow_nan=False))
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}" and text.endswith("}\n")
+    sample = next(line for line in lines if '"series": "chamber_temp"' in line and '"value": 45.0' in line)
+    assert json.loads(sample.strip().rstrip(",")) == written["runs"][0]["steps"][2]["samples"][1]
+    first = written["runs"][0]["steps"][0]
+    measurement = next(line for line in lines if '"value_text": "1.4.2"' in line)
+    assert json.loads(measurement.strip().rstrip(",")) == first["measurements"][0]
+    assert f'          "step_key": {json.dumps(first["step_key"])},' in lines
+
+
 @pytest.mark.parametrize("broken", [
     lambda r: r["steps"][0].pop("final"),
     lambda r: r["steps"][0]["measurements"][0].update(verdict="OK"),
