@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import json
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -65,3 +67,39 @@ def run_filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for opt in reversed(options):
         wrapper = opt(wrapper)
     return wrapper
+
+
+def echo_json(value: Any, default: Callable[[Any], Any] = str) -> None:
+    """``value`` as JSON on standard output, written as it is made (a run of 100,000 steps is
+    never one string): an object a key per line (and an object in it), a list of objects an
+    element per line, every other value on one line, indented by two."""
+    encode = json.JSONEncoder(default=default).encode  # (without indent: the C encoder)
+    out = sys.stdout
+    batch: list[str] = []
+    for piece in _json_pieces(value, "", 0, encode):
+        batch.append(piece)
+        if len(batch) >= 2048:
+            out.write("".join(batch))
+            batch.clear()
+    batch.append("\n")
+    out.write("".join(batch))
+    out.flush()
+
+
+def _json_pieces(value: Any, pad: str, depth: int, encode: Callable[[Any], str]) -> Iterator[str]:
+    inner = pad + "  "
+    if isinstance(value, dict) and value and depth < 2:
+        sep = "{\n"
+        for key, item in value.items():
+            yield f"{sep}{inner}{encode(str(key))}: "
+            yield from _json_pieces(item, inner, depth + 1, encode)
+            sep = ",\n"
+        yield f"\n{pad}}}"
+    elif isinstance(value, list | tuple) and value and isinstance(value[0], dict):
+        sep = "[\n"
+        for item in value:
+            yield f"{sep}{inner}{encode(item)}"
+            sep = ",\n"
+        yield f"\n{pad}]"
+    else:
+        yield encode(value)

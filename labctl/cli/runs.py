@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from labctl.cli._common import db_option_callback, run_filter_options
+from labctl.cli._common import db_option_callback, echo_json, run_filter_options
 from labctl.units import format_span
 
 DB_HELP = ("results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else results.db in "
@@ -105,7 +105,7 @@ def _table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[An
 
 def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2, default=str))
+        echo_json(records)
         return
     buf = io.StringIO()
     if records:
@@ -190,7 +190,7 @@ def show(ctx: click.Context, run_id: str, db: str | None, show_all: bool, fmt: s
     with _open(_db_of(ctx, db)) as store:  # the table reads only what it prints of a long run
         d = query.run_detail(store, run_id, shown=None if show_all or fmt == "json" else SHOWN)
     if fmt == "json":
-        click.echo(json.dumps(d, indent=2, default=lambda v: v.decode(errors="replace") if isinstance(v, bytes) else str(v)))
+        echo_json(d, default=lambda v: v.decode(errors="replace") if isinstance(v, bytes) else str(v))
         return
     run = d["run"]
     console = _console()

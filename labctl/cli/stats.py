@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from typing import Any
 
 import click
 
-from labctl.cli._common import db_option_callback, run_filter_options
+from labctl.cli._common import db_option_callback, echo_json, run_filter_options
 from labctl.cli.runs import DB_HELP
 
 TITLES = {"yield": "yield per plan", "step_yield": "yield per step", "groups": "per group (largest shift first)",
@@ -59,7 +58,7 @@ def stats(db: str | None, filters: dict[str, Any], by: str, compare_spec: str | 
                          hint="`labctl runs` lists the recorded runs (with the same filters)")
     tables = stats_tables(population(records, samples=False), by, compare_spec)
     if fmt == "json":
-        click.echo(json.dumps({k: _records(t) for k, t in tables.items()}, indent=2, default=str))
+        echo_json({k: _records(t) for k, t in tables.items()})
         return
     if fmt == "csv":
         key = ("compare" if "compare" in tables else "groups" if "groups" in tables

@@ -77,6 +77,10 @@ def test_runs_show_puts_failures_first_with_limits(populated, labctl):
     assert [m["verdict"] for m in data["measurements"]] == ["FAIL", "PASS"]
     assert data["run"]["plan_hash"] == "a" * 64
     assert list(data)[:3] == ["run", "steps", "measurements"]  # (the order readers of the JSON have always had)
+    # written as it is made: a measurement (and a step) is one line, which grep finds whole
+    text = labctl("runs", "show", "run-bad", "--db", populated, "--format", "json").stdout
+    failed = next(line for line in text.splitlines() if '"verdict": "FAIL"' in line)
+    assert json.loads(failed.strip().rstrip(","))["value"] == json.loads(text)["measurements"][0]["value"]
 
 
 def test_runs_compare_shows_deltas_changed_verdicts_first(populated, labctl):
