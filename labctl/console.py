@@ -82,9 +82,12 @@ def format_value(value: Any) -> str:
 
 def _fmt(value: Any) -> str:
     """A value for rich markup: floats to 6 digits, brackets escaped, control characters shown."""
+    text = format_value(value)
+    if "[" not in text and not text.endswith("\\"):  # what rich's escape leaves as it is
+        return text
     from rich.markup import escape
 
-    return escape(format_value(value))
+    return escape(text)
 
 
 def _corner(corner: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from labctl.cli._common import db_option_callback, echo_json, run_filter_options
+from labctl.cli._table import CliTable
 from labctl.units import format_span
 
 DB_HELP = ("results database: a SQLite file or postgresql://… URL (default: $LABCTL_DB, else results.db in "
@@ -92,15 +93,8 @@ def _console():
     return make_console()  # piped output (scripts, CI logs) is never wrapped
 
 
-def _table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]):
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*[_data(x) for x in r])
-    return table
+def _table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]) -> CliTable:
+    return CliTable(title, columns, ([_data(x) for x in r] for r in rows))
 
 
 def _emit_records(records: list[dict[str, Any]], fmt: str) -> None:
