@@ -83,11 +83,13 @@ def prepare(frame: pd.DataFrame, *, last_attempt: bool = True) -> pd.DataFrame:
         df[side] = pd.to_numeric(df[side], errors="coerce")
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
     df["time"] = pd.to_datetime(df["time"], utc=True) if "time" in df.columns else pd.NaT
-    # the day as the date filters read it (``--since 2026-11-30``: local time), not the UTC day
-    days = df["time"].dt.tz_convert(_local_zone()).dt.floor("D", ambiguous=True, nonexistent="shift_forward")
-    codes, uniques = pd.factorize(days)
-    df["date"] = np.append(np.asarray(uniques.strftime("%Y-%m-%d"), dtype=object), "").take(
-        np.where(codes < 0, len(uniques), codes))  # each distinct day formatted once
+    # the day as the date filters read it (``--since 2026-11-30``: local time), not the UTC day.
+    # UTC offsets and their changes (daylight saving) fall on quarter hours, so a local midnight
+    # never falls inside a quarter hour of UTC: each quarter hour holding a time is converted
+    # once (the machine's zone is converted value by value, a few hundred, not 100,000, of them)
+    codes, quarters = pd.factorize(df["time"].dt.floor("15min"))
+    days = pd.DatetimeIndex(quarters).tz_convert(_local_zone()).strftime("%Y-%m-%d")
+    df["date"] = np.append(np.asarray(days, dtype=object), "").take(np.where(codes < 0, len(days), codes))
     return final_only(df) if last_attempt else df
 
 
