@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -76,14 +77,21 @@ def echo_json(value: Any, default: Callable[[Any], Any] = str) -> None:
     encode = json.JSONEncoder(default=default).encode  # (without indent: the C encoder)
     out = sys.stdout
     batch: list[str] = []
-    for piece in _json_pieces(value, "", 0, encode):
-        batch.append(piece)
-        if len(batch) >= 2048:
-            out.write("".join(batch))
-            batch.clear()
-    batch.append("\n")
-    out.write("".join(batch))
-    out.flush()
+    try:
+        for piece in _json_pieces(value, "", 0, encode):
+            batch.append(piece)
+            if len(batch) >= 2048:
+                out.write("".join(batch))
+                batch.clear()
+        batch.append("\n")
+        out.write("".join(batch))
+        out.flush()
+    except BrokenPipeError:  # the reader went away (`… --format json | head`): that is all it wanted
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, out.fileno())  # (what is still buffered goes nowhere, quietly)
+        finally:
+            os.close(null)
 
 
 def _json_pieces(value: Any, pad: str, depth: int, encode: Callable[[Any], str]) -> Iterator[str]:

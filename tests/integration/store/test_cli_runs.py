@@ -7,6 +7,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -333,3 +335,23 @@ def test_runs_show_prints_stored_text_as_it_is_never_as_markup_or_terminal_comma
     out = res.stdout
     assert "got '[/bold]\\x15'" in out and "[/] stopped" in out and "[red]ACME[/red] shell\\x1b[0m" in out, out
     assert "\\x1b[2Jnoise\\x07" in out and "\x1b" not in out and "\x07" not in out, repr(out)
+
+
+def test_json_of_a_long_run_read_by_head_ends_quietly(tmp_path):
+    """`labctl runs show RUN --format json | head`: the reader goes away after a line while
+    labctl is still writing (3 MB of JSON, written as it is made); it ends quietly, exit 0."""
+    db = str(tmp_path / "long.db")
+    with open_store(db) as store:
+        rec = Recorder(store, commit_window=60.0)
+        s = Script(rec, "run-long")
+        s.start()
+        for i in range(3000):
+            s.step(f"s{i}", {"vdd": 0.75})
+        s.end(ev.RunOutcome.PASSED)
+        rec.close()
+    reader = subprocess.Popen([sys.executable, "-m", "labctl", "runs", "show", "run-long", "--db", db,
+                               "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout.readline() == b"{\n"
+    reader.stdout.close()
+    assert reader.wait(timeout=120) == 0
+    assert reader.stderr.read() == b""
