@@ -37,45 +37,61 @@ class CliTable:
         return table
 
     def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
-        if console.is_terminal or len(self.rows) <= self.plain_rows:
-            yield self.rich_table()
+        if console.is_terminal or len(self.rows) <= self.plain_rows or self._has_tabs():
+            yield self.rich_table()  # (rich folds a cell at its tabs: left to it)
             return
         from rich.segment import Segment
 
         for line in self.lines():
             yield Segment(line + "\n")
 
+    def _has_tabs(self) -> bool:
+        return any("\t" in c for r in self.rows for c in r) or any("\t" in c for c in self.columns)
+
     def lines(self) -> Iterator[str]:
         """The table as rich draws it unwrapped and without colour (box ``HEAVY_HEAD``, one space
-        of padding each side of a cell, columns as wide as their widest cell)."""
-        shown: dict[str, tuple[str, int]] = {}  # markup -> (text shown, its width): cells repeat
+        of padding each side of a cell, columns as wide as their widest cell line, a cell of
+        several lines making its row as high)."""
+        shown: dict[str, tuple[tuple[tuple[str, int], ...], int]] = {}  # markup -> its lines, width
 
-        def cell(markup: str) -> tuple[str, int]:
+        def cell(markup: str) -> tuple[tuple[tuple[str, int], ...], int]:
             found = shown.get(markup)
             if found is None:
                 text = _visible(markup)
-                found = shown[markup] = (text, _width(text))
+                lines = tuple((line, _width(line)) for line in text.split("\n"))
+                found = shown[markup] = (lines, max(w for _line, w in lines))
             return found
 
         header = [cell(c) for c in self.columns]
         body = [[cell(c) for c in r] for r in self.rows]
-        widths = [w for _text, w in header]
+        widths = [w for _lines, w in header]
         for r in body:
-            for i, (_text, w) in enumerate(r):
+            for i, (_lines, w) in enumerate(r):
                 if w > widths[i]:
                     widths[i] = w
         if self.title:
             yield _visible(self.title)
         yield "┏" + "┳".join("━" * (w + 2) for w in widths) + "┓"
-        yield _row(header, widths, "┃")
+        yield from _row(header, widths, "┃")
         yield "┡" + "╇".join("━" * (w + 2) for w in widths) + "┩"
         for r in body:
-            yield _row(r, widths, "│")
+            yield from _row(r, widths, "│")
         yield "└" + "┴".join("─" * (w + 2) for w in widths) + "┘"
 
 
-def _row(cells: list[tuple[str, int]], widths: list[int], bar: str) -> str:
-    return bar + bar.join(f" {text}{' ' * (w - own)} " for (text, own), w in zip(cells, widths, strict=True)) + bar
+def _row(cells: list[tuple[tuple[tuple[str, int], ...], int]], widths: list[int], bar: str) -> Iterator[str]:
+    """A row's lines: as many as its highest cell has, the others blank below theirs."""
+    height = max(len(lines) for lines, _w in cells)
+    if height == 1:
+        yield bar + bar.join(f" {lines[0][0]}{' ' * (w - lines[0][1])} "
+                             for (lines, _own), w in zip(cells, widths, strict=True)) + bar
+        return
+    for k in range(height):
+        parts = []
+        for (lines, _own), w in zip(cells, widths, strict=True):
+            text, own = lines[k] if k < len(lines) else ("", 0)
+            parts.append(f" {text}{' ' * (w - own)} ")
+        yield bar + bar.join(parts) + bar
 
 
 def _visible(markup: str) -> str:

@@ -18,6 +18,9 @@ CASES = [
       ["", _data(3.0700000000000003), "-12.50", _styled("ERROR")]]),
     ("short", ["a", "a header wider than its cells"], [["1", "2"], ["a cell wider than its header", "4"]]),
     (None, ["x"], [[""], ["y"]]),
+    ("cells of several lines", ["a", "message"],
+     [["1", _data("line one\nline two, longer")], ["1\n2\n3", _data("x\n")], ["2", "y"]]),
+    ("a tab", ["a", "message"], [["1", _data("tab\there")], ["2", _data("ab\tc")]]),  # (rich's own way)
 ]
 
 
