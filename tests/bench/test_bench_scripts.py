@@ -137,3 +137,12 @@ def test_record_instructions_counted_program_records_every_measurement(tmp_path)
     _run("record_instructions.py", "--child", str(db), "2")
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*), count(DISTINCT step_ref) FROM measurements").fetchone() == (2000, 2)
+
+
+def test_sim_server_time_prints_each_querys_round_trip_and_server_time():
+    out = _run("sim_server_time.py", "--queries", "30", "--rounds", "1")
+    assert "echo server" in out, out
+    meas = next(line for line in out.splitlines() if line.strip().startswith("MEAS:VOLT?"))
+    idn = next(line for line in out.splitlines() if line.strip().startswith("*IDN?"))
+    assert "server: median" in meas and "physics integrated in" in meas, out
+    assert "physics integrated in 0.0%" in idn, out  # (an identity never reads the board)
