@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -582,11 +583,24 @@ def samples(store: Store, run_ids: str | list[str] | None = None, *, series: str
 
 @dataclass(frozen=True)
 class Cursor:
-    """Where :func:`follow` stopped: the last row id seen in each growing table."""
+    """Where :func:`follow` stopped: the last row id seen in each growing table; and, for
+    ``every_step=False``, the step rows up to ``settled`` (every one with its outcome, which
+    never changes once set) and their ``settled_counts`` (outcome, count), which a poll does
+    not read again."""
 
     measurement: int = 0
     sample: int = 0
     log: int = 0
+    settled: int = 0
+    settled_counts: tuple[tuple[str, int], ...] = ()
+
+
+def _of_run(column: Any, run_id: str, after: int) -> Any:
+    """``column = run_id``, for rows after the id ``after``: once a poll has a cursor (``after``
+    > 0), written ``column || '' = run_id`` so that SQLite finds the few new rows by their ids
+    instead of reading every row of the run through the run's index (a poll at step 100,000
+    of a run read 100,000 rows for none)."""
+    return column == run_id if not after else column.concat("") == run_id
 
 
 def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_step: bool = True,
@@ -618,16 +632,30 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
         step_part: dict[str, Any]
         if every_step:
             step_part = {"steps": [dict(r._mapping) for r in conn.execute(steps_q.order_by(T.steps.c.session, T.steps.c.seq))]}
-        else:
-            plan_step = and_(T.steps.c.run_id == run_id, T.steps.c.check_name != "safe_state")
-            current = conn.execute(steps_q.where(plan_step, T.steps.c.outcome.is_(None))
+        else:  # only the step rows after the settled ones are read (a poll of step 100,000 reads a few)
+            plan_step = and_(_of_run(T.steps.c.run_id, run_id, cur.settled), T.steps.c.check_name != "safe_state",
+                             T.steps.c.id > cur.settled)
+            current = conn.execute(select(*_STEP_COLUMNS).where(plan_step, T.steps.c.outcome.is_(None))
                                    .order_by(T.steps.c.session.desc(), T.steps.c.seq.desc()).limit(1)).first()
-            step_part = {"step_counts": dict(conn.execute(select(T.steps.c.outcome, func.count()).where(plan_step)
-                                                          .group_by(T.steps.c.outcome)).all()),
+            # the rows before the first one still open are settled for good (counted once, then
+            # carried by the cursor); from that one on they are counted at every poll
+            first_open = conn.execute(select(func.min(T.steps.c.id))
+                                      .where(plan_step, T.steps.c.outcome.is_(None))).scalar()
+            settled, counts = cur.settled, Counter(dict(cur.settled_counts))
+            for outcome, n, last in conn.execute(
+                    select(T.steps.c.outcome, func.count(), func.max(T.steps.c.id))
+                    .where(plan_step, *([] if first_open is None else [T.steps.c.id < first_open]))
+                    .group_by(T.steps.c.outcome)):
+                counts[outcome] += n
+                settled = max(settled, last)
+            tail: Counter[str | None] = Counter() if first_open is None else Counter(dict(conn.execute(
+                select(T.steps.c.outcome, func.count()).where(plan_step, T.steps.c.id >= first_open)
+                .group_by(T.steps.c.outcome)).all()))
+            step_part = {"step_counts": dict(counts + tail),
                          "current_step": dict(current._mapping) if current is not None else None}
         ms_q = (select(T.measurements.c.id, T.steps.c.step_key, *_MEASUREMENT_COLUMNS)
                 .join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
-                .where(T.steps.c.run_id == run_id, T.measurements.c.id > cur.measurement))
+                .where(_of_run(T.steps.c.run_id, run_id, cur.measurement), T.measurements.c.id > cur.measurement))
         if newest is None:
             ms = [dict(r._mapping) for r in conn.execute(ms_q.order_by(T.measurements.c.id))]
         else:
@@ -639,7 +667,7 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
         ss_q = (select(T.samples.c.id, T.steps.c.step_key, T.samples.c.series, T.samples.c.t, T.samples.c.value,
                        T.samples.c.unit)
                 .join(T.steps, T.samples.c.step_ref == T.steps.c.id)
-                .where(T.samples.c.run_id == run_id, T.samples.c.id > cur.sample))
+                .where(_of_run(T.samples.c.run_id, run_id, cur.sample), T.samples.c.id > cur.sample))
         if newest_samples is not None:  # (the newest of all is the newest of its series: the cursor is right)
             ranked = ss_q.add_columns(func.row_number().over(partition_by=T.samples.c.series,
                                                              order_by=T.samples.c.id.desc()).label("rank")).subquery()
@@ -660,6 +688,7 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
         measurement=ms[-1]["id"] if ms else cur.measurement,
         sample=ss[-1]["id"] if ss else cur.sample,
         log=ls[-1]["id"] if ls else cur.log,
+        **({} if every_step else {"settled": settled, "settled_counts": tuple(sorted(counts.items()))}),
     )
     return {"run": run, **step_part, "measurements": ms, "samples": ss, "logs": ls,
             "progress": dict(prog._mapping) if prog is not None else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import subprocess
 import threading
@@ -340,7 +341,7 @@ def test_a_watcher_of_a_long_run_asks_for_counts_and_the_newest_rows_and_misses_
     with open_store(db_url, mark_interrupted=False) as watcher:
         full, cur_full = query.follow(watcher, "watch-long")
         lean, cur = query.follow(watcher, "watch-long", every_step=False, newest=5)
-        assert "steps" not in lean and cur == cur_full
+        assert "steps" not in lean and dataclasses.replace(cur, settled=0, settled_counts=()) == cur_full
         plan_steps = [x for x in full["steps"] if x["check"] != "safe_state"]
         assert lean["step_counts"] == dict(Counter(x["outcome"] for x in plan_steps)) == {"PASS": 34, "FAIL": 6, None: 1}
         assert lean["current_step"] == plan_steps[-1] and lean["current_step"]["step_key"] == "teardown/safe[0]#1"
@@ -356,6 +357,55 @@ def test_a_watcher_of_a_long_run_asks_for_counts_and_the_newest_rows_and_misses_
         assert [m["name"] for m in lean["measurements"]] == ["vdd"] and lean["measurement_counts"] == {"PASS": 1}
         lean, cur = query.follow(watcher, "watch-long", cur, every_step=False, newest=5)
         assert lean["measurements"] == [] and lean["measurement_counts"] == {}
+    rec.close()
+
+
+def test_a_watchers_step_counts_stay_right_poll_after_poll_reading_only_the_new_rows(store, db_url):
+    """Each poll of the watch mode counts the steps settled before from its cursor and reads only
+    the rows after them: a step still running is counted as running until it ends, another
+    run's steps written in between are not this run's, and every poll's counts and running
+    step are what a first poll (no cursor) finds."""
+    from collections import Counter
+
+    rec = Recorder(store, commit_window=60.0)
+    main, other = Script(rec, "watch-counts"), Script(rec, "watch-other")
+    main.start()
+    other.start()
+    with open_store(db_url, mark_interrupted=False) as watcher:
+        def poll(cur):
+            rec.flush()
+            lean, cur = query.follow(watcher, "watch-counts", cur, every_step=False, newest=3)
+            fresh, _ = query.follow(watcher, "watch-counts", every_step=False, newest=3)
+            full, _ = query.follow(watcher, "watch-counts")
+            assert lean["step_counts"] == fresh["step_counts"] == dict(Counter(x["outcome"] for x in full["steps"]))
+            assert lean["current_step"] == fresh["current_step"]
+            return lean, cur
+
+        lean, cur = poll(None)
+        assert lean["step_counts"] == {} and lean["current_step"] is None
+        for i in range(5):
+            main.step(f"a{i}", {"v": 0.75}, outcome=ev.StepOutcome.FAIL if i == 2 else ev.StepOutcome.PASS)
+            other.step(f"o{i}", {"v": 0.75})
+        lean, cur = poll(cur)
+        assert lean["step_counts"] == {"PASS": 4, "FAIL": 1} and cur.settled > 0
+        key = main.step("long", {}, end=False)
+        lean, cur = poll(cur)
+        assert lean["step_counts"] == {"PASS": 4, "FAIL": 1, None: 1} and lean["current_step"]["step_key"] == key
+        settled = cur.settled
+        for i in range(3):
+            other.step(f"p{i}", {"v": 0.75})
+        lean, cur = poll(cur)
+        assert cur.settled == settled  # (nothing of this run settled since: the running step holds it)
+        # a later step settles while this one is open (a session cut off, its step closed
+        # later as INTERRUPTED, beside the resumed session's): the open one is read again
+        main.step("b", {"v": 0.75})
+        lean, cur = poll(cur)
+        assert lean["step_counts"] == {"PASS": 5, "FAIL": 1, None: 1} and cur.settled == settled
+        main.emit(ev.StepEnded, step_key=key, outcome=ev.StepOutcome.ERROR)
+        lean, cur = poll(cur)
+        assert lean["step_counts"] == {"PASS": 5, "FAIL": 1, "ERROR": 1} and lean["current_step"] is None
+        lean, cur = poll(cur)  # nothing new
+        assert lean["step_counts"] == {"PASS": 5, "FAIL": 1, "ERROR": 1}
     rec.close()
 
 
