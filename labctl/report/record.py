@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = "1"  # of the record and of its JSON form (docs/schema/run-record.v1.json)
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _CHUNK = 500  # run ids per IN (...) query
+_FETCH = 5000  # rows fetched from the database at a time
 
 
 def _ro(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -377,9 +378,12 @@ class _Rows:
 
         def grouped(q: Any) -> dict[str, list[dict[str, Any]]]:
             out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-            for r in conn.execute(q):
-                m = r._mapping
-                out[m["run_id"]].append(dict(m))
+            result = conn.execute(q)
+            keys = list(result.keys())
+            at = keys.index("run_id")
+            for part in result.partitions(_FETCH):  # (rows a few thousand at a time, as tuples)
+                for row in part:
+                    out[row[at]].append(dict(zip(keys, row, strict=True)))
             return out
 
         def child(table: Any, *, skip: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
@@ -401,19 +405,20 @@ class _Rows:
         self.measurements: dict[int, list[Measurement]] = defaultdict(list)
         read = _MeasurementReader()
         # through steps: measurements are indexed by (step_ref, seq), not by run
-        for r in conn.execute(read.select(T).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
-                              .where(T.steps.c.run_id.in_(ids))
-                              .order_by(T.measurements.c.step_ref, T.measurements.c.seq)):
-            ref, m = read(r)
-            self.measurements[ref].append(m)
+        for part in conn.execute(read.select(T).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+                                 .where(T.steps.c.run_id.in_(ids))
+                                 .order_by(T.measurements.c.step_ref, T.measurements.c.seq)).partitions(_FETCH):
+            for r in part:
+                ref, m = read(r)
+                self.measurements[ref].append(m)
         self.samples: dict[int, list[Sample]] = defaultdict(list)
         if with_samples:
-            for r in conn.execute(select(T.samples.c.step_ref, T.samples.c.series, T.samples.c.value,
-                                         T.samples.c.unit, T.samples.c.t)
-                                  .where(T.samples.c.run_id.in_(ids))
-                                  .order_by(T.samples.c.step_ref, T.samples.c.seq)):
-                ref, series, value, unit, t = r  # (Row.t is SQLAlchemy's tuple accessor, not the column)
-                self.samples[ref].append(Sample(series, value, unit, t))
+            for part in conn.execute(select(T.samples.c.step_ref, T.samples.c.series, T.samples.c.value,
+                                            T.samples.c.unit, T.samples.c.t)
+                                     .where(T.samples.c.run_id.in_(ids))
+                                     .order_by(T.samples.c.step_ref, T.samples.c.seq)).partitions(_FETCH):
+                for ref, series, value, unit, t in part:  # (Row.t is SQLAlchemy's tuple accessor, not the column)
+                    self.samples[ref].append(Sample(series, value, unit, t))
 
     def record(self, rid: str) -> RunRecord:
         r = self.runs[rid]
