@@ -34,6 +34,7 @@ _LOCK = threading.Lock()  # ocptv keeps its writer in module state: one export a
 _SEVERITY = {"debug": "DEBUG", "info": "INFO", "warning": "WARNING", "warn": "WARNING", "error": "ERROR",
              "critical": "FATAL", "fatal": "FATAL"}
 _SUBCOMPONENT_LABELS = ("lane", "rail", "channel", "sensor")
+_STAMP = '"timestamp": "'
 
 
 class _Writer:
@@ -44,8 +45,17 @@ class _Writer:
         self.at = 0.0
 
     def write(self, buffer: str) -> None:
+        stamp = iso_utc(self.at)
+        # ocptv's line is json.dumps of the artifact, its timestamp the last key: a line with
+        # nothing escaped as \\uXXXX and no NaN or Infinity (which JSON has not) is what
+        # parsing and writing it again would give, but for the timestamp, put in as text
+        at = buffer.rfind(_STAMP)
+        if (at >= 0 and buffer.endswith('"}') and buffer.find('"', at + len(_STAMP)) == len(buffer) - 2
+                and "\\u" not in buffer and "NaN" not in buffer and "Infinity" not in buffer):
+            self.out.write(f"{buffer[:at + len(_STAMP)]}{stamp}\"}}\n")
+            return
         line = json.loads(buffer)
-        line["timestamp"] = iso_utc(self.at)
+        line["timestamp"] = stamp
         self.out.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
 
 
