@@ -48,16 +48,22 @@ def _console_class() -> Any:
 
         def on_broken_pipe(self) -> None:
             self.quiet = True
-            try:  # later writes to the closed pipe by anything else fail quietly too
-                null = os.open(os.devnull, os.O_WRONLY)
-                try:
-                    os.dup2(null, sys.stdout.fileno())
-                finally:
-                    os.close(null)
-            except (OSError, ValueError, AttributeError):
-                pass
+            stdout_to_devnull()  # later writes to the closed pipe by anything else fail quietly too
 
     return QuietOnBrokenPipe
+
+
+def stdout_to_devnull() -> None:
+    """Point standard output at /dev/null: its reader went away (``… | head``); whatever is
+    still written or buffered goes nowhere, quietly, and the command ends as it would have."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 #: control characters (all but tab and newline) shown as ``\\x1b``-style escapes, never sent to the

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -87,11 +86,9 @@ def echo_json(value: Any, default: Callable[[Any], Any] = str) -> None:
         out.write("".join(batch))
         out.flush()
     except BrokenPipeError:  # the reader went away (`… --format json | head`): that is all it wanted
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, out.fileno())  # (what is still buffered goes nowhere, quietly)
-        finally:
-            os.close(null)
+        from labctl.console import stdout_to_devnull
+
+        stdout_to_devnull()
 
 
 def _json_pieces(value: Any, pad: str, depth: int, encode: Callable[[Any], str]) -> Iterator[str]:
