@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -72,16 +72,20 @@ def run_filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def echo_json(value: Any, default: Callable[[Any], Any] = str) -> None:
     """``value`` as JSON on standard output, written as it is made (a run of 100,000 steps is
     never one string): an object a key per line (and an object in it), a list of objects an
-    element per line, every other value on one line, indented by two."""
-    encode = json.JSONEncoder(default=default).encode  # (without indent: the C encoder)
+    element per line, every other value on one line, indented by two (:mod:`labctl.jsonlayout`)."""
+    from labctl import jsonlayout
+
     out = sys.stdout
     batch: list[str] = []
+
+    def write(piece: str) -> None:
+        batch.append(piece)
+        if len(batch) >= 2048:
+            out.write("".join(batch))
+            batch.clear()
+
     try:
-        for piece in _json_pieces(value, "", 0, encode):
-            batch.append(piece)
-            if len(batch) >= 2048:
-                out.write("".join(batch))
-                batch.clear()
+        jsonlayout.write(write, _laid(value, 0), json.JSONEncoder(default=default).encode)
         batch.append("\n")
         out.write("".join(batch))
         out.flush()
@@ -91,20 +95,10 @@ def echo_json(value: Any, default: Callable[[Any], Any] = str) -> None:
         stdout_to_devnull()
 
 
-def _json_pieces(value: Any, pad: str, depth: int, encode: Callable[[Any], str]) -> Iterator[str]:
-    inner = pad + "  "
+def _laid(value: Any, depth: int) -> Any:
+    """The objects of the top two levels laid out a key per line."""
+    from labctl.jsonlayout import Laid
+
     if isinstance(value, dict) and value and depth < 2:
-        sep = "{\n"
-        for key, item in value.items():
-            yield f"{sep}{inner}{encode(str(key))}: "
-            yield from _json_pieces(item, inner, depth + 1, encode)
-            sep = ",\n"
-        yield f"\n{pad}}}"
-    elif isinstance(value, list | tuple) and value and isinstance(value[0], dict):
-        sep = "[\n"
-        for item in value:
-            yield f"{sep}{inner}{encode(item)}"
-            sep = ",\n"
-        yield f"\n{pad}]"
-    else:
-        yield encode(value)
+        return Laid({k: _laid(v, depth + 1) for k, v in value.items()})
+    return value

@@ -18,9 +18,10 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from labctl import __version__
+from labctl.jsonlayout import Laid, Part, write
 from labctl.report.formats import ExportOptions
 from labctl.report.record import SCHEMA_VERSION, RunRecord
 
@@ -82,20 +83,7 @@ def document(records: Sequence[RunRecord]) -> dict[str, Any]:
     return {**_header(), "runs": [record_json(r) for r in records]}
 
 
-# -- writing, a part at a time -------------------------------------------------------------
-class _Laid(dict):  # type: ignore[type-arg]
-    """An object written a key per line (the document, a run, a step)."""
-
-
-class _Lazy:
-    """A list made as it is written: a run's steps become JSON values one step at a time."""
-
-    __slots__ = ("items",)
-
-    def __init__(self, items: Any) -> None:
-        self.items = items
-
-
+# -- writing, a part at a time (labctl.jsonlayout) --------------------------------------------
 def _text(value: Any, name: str) -> str:
     """One value as JSON text (a string, a number, null at once; anything else through :func:`plain`)."""
     kind = type(value)
@@ -108,15 +96,16 @@ def _text(value: Any, name: str) -> str:
     return _ENCODE(plain(value, name))
 
 
-class _Step:
-    """A step as the lines of its object: a key per line, a measurement or a sample per line."""
+class _Step(Part):
+    """A step as the lines of its object: a key per line, a measurement or a sample per line
+    (made from the record's fields, without the tree of values :func:`plain` would build)."""
 
     __slots__ = ("step",)
 
     def __init__(self, step: Any) -> None:
         self.step = step
 
-    def text(self, pad: str) -> str:
+    def json_text(self, pad: str) -> str:
         step, inner = self.step, pad + "  "
         lines = []
         for name in _fields(type(step)):
@@ -129,53 +118,19 @@ class _Step:
         return "{\n" + ",\n".join(lines) + f"\n{pad}}}"
 
 
-def _run_parts(rec: RunRecord) -> _Laid:
+def _run_parts(rec: RunRecord) -> Laid:
     """A run's keys in the order :func:`record_json` gives them, its steps made one by one."""
-    out = _Laid()
+    out = Laid()
     for f in _fields(type(rec)):
         value = getattr(rec, f)
-        out[f] = _Lazy(lambda steps=value: map(_Step, steps)) if f == "steps" else plain(value, f)
+        out[f] = map(_Step, value) if f == "steps" else plain(value, f)
     out["duration"] = rec.duration
     out["summary"] = _summary(rec)
     return out
 
 
-def _write(out: IO[str], value: Any, pad: str) -> None:
-    """``value`` at the indentation ``pad`` (its first line already started by the caller)."""
-    if isinstance(value, _Step):
-        out.write(value.text(pad))
-    elif isinstance(value, _Laid):
-        inner = pad + "  "
-        sep = "{\n"
-        for key, item in value.items():
-            out.write(f"{sep}{inner}{_ENCODE(key)}: ")
-            if isinstance(item, _Lazy):
-                _write_list(out, item.items(), inner)
-            elif isinstance(item, list) and item and isinstance(item[0], dict):
-                _write_list(out, item, inner)
-            else:
-                _write(out, item, inner)
-            sep = ",\n"
-        out.write(f"\n{pad}}}" if sep == ",\n" else "{}")
-    else:
-        out.write(_ENCODE(value))
-
-
-def _write_list(out: IO[str], items: Any, pad: str) -> None:
-    """A list an element per line."""
-    inner = pad + "  "
-    sep = "[\n"
-    for item in items:
-        out.write(f"{sep}{inner}")
-        _write(out, item, inner)
-        sep = ",\n"
-    out.write(f"\n{pad}]" if sep == ",\n" else "[]")
-
-
 def write_json(records: Sequence[RunRecord], path: Path, options: ExportOptions) -> None:
     """The document, written a step at a time."""
-    doc = _Laid(_header())
-    doc["runs"] = _Lazy(lambda: map(_run_parts, records))
     with path.open("w", encoding="utf-8", newline="\n") as out:
-        _write(out, doc, "")
+        write(out.write, Laid({**_header(), "runs": map(_run_parts, records)}), _ENCODE)
         out.write("\n")
