@@ -18,6 +18,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -368,6 +369,12 @@ def select_run_ids(store: Store, run_ids: Sequence[str] | None = None,
     return found[::-1] if wanted.limit else found
 
 
+def _fetched(result: Any) -> Iterator[Any]:
+    """A query's rows, fetched from the database :data:`_FETCH` at a time (as tuples: a
+    SQLAlchemy row mapping each cost more than the row)."""
+    return chain.from_iterable(result.partitions(_FETCH))
+
+
 class _Rows:
     """The rows of a chunk of runs, one query per table, grouped by run."""
 
@@ -381,9 +388,8 @@ class _Rows:
             result = conn.execute(q)
             keys = list(result.keys())
             at = keys.index("run_id")
-            for part in result.partitions(_FETCH):  # (rows a few thousand at a time, as tuples)
-                for row in part:
-                    out[row[at]].append(dict(zip(keys, row, strict=True)))
+            for row in _fetched(result):
+                out[row[at]].append(dict(zip(keys, row, strict=True)))
             return out
 
         def child(table: Any, *, skip: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
@@ -405,20 +411,17 @@ class _Rows:
         self.measurements: dict[int, list[Measurement]] = defaultdict(list)
         read = _MeasurementReader()
         # through steps: measurements are indexed by (step_ref, seq), not by run
-        for part in conn.execute(read.select(T).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
-                                 .where(T.steps.c.run_id.in_(ids))
-                                 .order_by(T.measurements.c.step_ref, T.measurements.c.seq)).partitions(_FETCH):
-            for r in part:
-                ref, m = read(r)
-                self.measurements[ref].append(m)
+        for r in _fetched(conn.execute(read.select(T).join(T.steps, T.measurements.c.step_ref == T.steps.c.id)
+                                       .where(T.steps.c.run_id.in_(ids))
+                                       .order_by(T.measurements.c.step_ref, T.measurements.c.seq))):
+            ref, m = read(r)
+            self.measurements[ref].append(m)
         self.samples: dict[int, list[Sample]] = defaultdict(list)
         if with_samples:
-            for part in conn.execute(select(T.samples.c.step_ref, T.samples.c.series, T.samples.c.value,
-                                            T.samples.c.unit, T.samples.c.t)
-                                     .where(T.samples.c.run_id.in_(ids))
-                                     .order_by(T.samples.c.step_ref, T.samples.c.seq)).partitions(_FETCH):
-                for ref, series, value, unit, t in part:  # (Row.t is SQLAlchemy's tuple accessor, not the column)
-                    self.samples[ref].append(Sample(series, value, unit, t))
+            for ref, series, value, unit, t in _fetched(conn.execute(  # (Row.t is SQLAlchemy's tuple accessor)
+                    select(T.samples.c.step_ref, T.samples.c.series, T.samples.c.value, T.samples.c.unit, T.samples.c.t)
+                    .where(T.samples.c.run_id.in_(ids)).order_by(T.samples.c.step_ref, T.samples.c.seq))):
+                self.samples[ref].append(Sample(series, value, unit, t))
 
     def record(self, rid: str) -> RunRecord:
         r = self.runs[rid]
