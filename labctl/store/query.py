@@ -628,10 +628,10 @@ def follow(store: Store, run_id: str, cursor: Cursor | None = None, *, every_ste
     with store.read_engine.connect() as conn:  # one snapshot for all of it
         run = dict(conn.execute(select(*[c for c in T.runs.c if c.name != "plan_text"])
                                 .where(T.runs.c.id == run_id)).one()._mapping)
-        steps_q = select(*_STEP_COLUMNS).where(T.steps.c.run_id == run_id)
         step_part: dict[str, Any]
         if every_step:
-            step_part = {"steps": [dict(r._mapping) for r in conn.execute(steps_q.order_by(T.steps.c.session, T.steps.c.seq))]}
+            step_part = {"steps": [dict(r._mapping) for r in conn.execute(
+                select(*_STEP_COLUMNS).where(T.steps.c.run_id == run_id).order_by(T.steps.c.session, T.steps.c.seq))]}
         else:  # only the step rows after the settled ones are read (a poll of step 100,000 reads a few)
             plan_step = and_(_of_run(T.steps.c.run_id, run_id, cur.settled), T.steps.c.check_name != "safe_state",
                              T.steps.c.id > cur.settled)
