@@ -5,7 +5,9 @@ Runs of growing size (steps of one measurement each, recorded through the
 back in this process the way those commands read them: the run list with its step counts,
 the run's detail (steps and measurements, each step's final attempt found) and its
 measurements as a frame. The time per step must not grow with the run (a lab's long plans);
-``labctl runs show`` of the largest run, as a command, must answer within 2 s.
+``labctl runs show`` of the largest run, as a command, must answer within 2 s. ``labctl stats``
+of many short runs of one plan must cost about what it costs of one run holding as many
+measurements (a lab's population: what is read once per run must stay small).
 """
 
 from __future__ import annotations
@@ -20,27 +22,48 @@ from labctl.bench import Row
 from labctl.bench.common import best, timed_cli
 
 
-def record_run(db: Path, run_id: str, steps: int) -> None:
+def record_run(db: Path, run_id: str, steps: int, *, plan_text: str = "", start: float | None = None) -> None:
     """A finished run of ``steps`` steps, one measurement each, written as the engine's events."""
-    from labctl.engine import events as ev
     from labctl.store import Recorder, open_store
 
-    t = time.time()
-    limits = ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
     with open_store(db) as store:
         rec = Recorder(store, commit_window=60.0)
-        rec(ev.RunStarted(run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64,
-                          plan_text="", plan_path="bench.yaml", station="sim-bench-1", dut_serial="SIM-0001",
-                          operator=None, labctl_version="bench", host=socket.gethostname(), pid=os.getpid()))
-        for i in range(steps):
-            key = f"steps/m{i}#1"
-            rec(ev.StepStarted(run_id=run_id, time=t + i, step_key=key, step_id=f"m{i}", group="steps",
-                               check="measure"))
-            rec(ev.MeasurementRecorded(run_id=run_id, time=t + i, step_key=key, name="value", value=5.0, unit="V",
-                                       limits=limits, verdict=ev.Verdict.PASS))
-            rec(ev.StepEnded(run_id=run_id, time=t + i, step_key=key, outcome=ev.StepOutcome.PASS, duration=0.001))
-        rec(ev.RunEnded(run_id=run_id, time=t + steps, outcome=ev.RunOutcome.PASSED))
+        _record(rec, run_id, steps, plan_text, time.time() if start is None else start)
         rec.close()
+
+
+def record_population(db: Path, runs: int, steps: int) -> list[str]:
+    """``runs`` finished runs of one plan of ``steps`` ``measure`` steps (its YAML kept with each
+    run, as ``labctl run`` keeps it), an hour apart; their ids."""
+    from labctl.bench.common import measure_plan
+    from labctl.store import Recorder, open_store
+
+    plan_text = measure_plan(db.with_suffix(".plan.yaml"), steps).read_text(encoding="utf-8")
+    ids = [f"pop-{i:06d}" for i in range(runs)]
+    first = time.time() - 3600 * runs
+    with open_store(db) as store:
+        rec = Recorder(store, commit_window=60.0)
+        for i, run_id in enumerate(ids):
+            _record(rec, run_id, steps, plan_text, first + 3600 * i)
+        rec.close()
+    return ids
+
+
+def _record(rec: Any, run_id: str, steps: int, plan_text: str, t: float) -> None:
+    from labctl.engine import events as ev
+
+    limits = ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
+    rec(ev.RunStarted(run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64,
+                      plan_text=plan_text, plan_path="bench.yaml", station="sim-bench-1", dut_serial="SIM-0001",
+                      operator=None, labctl_version="bench", host=socket.gethostname(), pid=os.getpid()))
+    for i in range(steps):
+        key = f"steps/m{i}#1"
+        rec(ev.StepStarted(run_id=run_id, time=t + i, step_key=key, step_id=f"m{i}", group="steps",
+                           check="measure"))
+        rec(ev.MeasurementRecorded(run_id=run_id, time=t + i, step_key=key, name="value", value=5.0, unit="V",
+                                   limits=limits, verdict=ev.Verdict.PASS))
+        rec(ev.StepEnded(run_id=run_id, time=t + i, step_key=key, outcome=ev.StepOutcome.PASS, duration=0.001))
+    rec(ev.RunEnded(run_id=run_id, time=t + steps, outcome=ev.RunOutcome.PASSED))
 
 
 def read_seconds(db: Path, run_id: str) -> float:
@@ -120,6 +143,11 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
     if code != 0:
         raise RuntimeError(f"labctl runs compare exited {code}: {out[-1000:]}")
     detail = tui_detail_seconds(tmp / f"runs-{big}.db", f"run-{big}")
+    per_run = 200  # (a plan of this size read once per run cost 40 ms a run)
+    record_population(tmp / "population.db", big // per_run, per_run)
+    stats: dict[str, float] = {}
+    for label, db in (("one", tmp / f"runs-{big}.db"), ("many", tmp / "population.db")):
+        stats[label] = min(_stats_seconds(db) for _ in range(2))
     return [
         Row(f"read back a run: list, detail, measurements, per step at {small:,}/{big:,} steps",
             f"linear (per step at {big:,} ≤ 1.5× at {small:,})",
@@ -129,4 +157,14 @@ def rows(tmp: Path, quick: bool) -> list[Row]:
             cmp_seconds / 2.0),
         Row(f"TUI: run detail of a {big:,}-step run, opened to its rows on screen", "≤ 1 s",
             f"{detail:.2f} s", detail / 1.0),
+        Row(f"labctl stats of {big // per_run:,} runs of a {per_run}-step plan vs of one {big:,}-step run",
+            "≤ 1.5× (as many measurements)", f"{stats['many']:.2f} vs {stats['one']:.2f} s",
+            stats["many"] / stats["one"] / 1.5),
     ]
+
+
+def _stats_seconds(db: Path) -> float:
+    seconds, code, out = timed_cli("stats", "--db", str(db))
+    if code != 0:
+        raise RuntimeError(f"labctl stats exited {code}: {out[-1000:]}")
+    return seconds

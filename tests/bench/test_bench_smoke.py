@@ -18,7 +18,7 @@ def test_every_benchmark_runs_and_prints_one_row_per_figure():
     for name in BENCHES:
         assert f"  {name}: " in out, out
     rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| figure")]
-    assert len(rows) == 20, out
+    assert len(rows) == 21, out
     for row in rows:
         assert row.rstrip().endswith(("| pass |", "| MISS |")), row
     assert "targets met" in out
