@@ -35,6 +35,8 @@ CREATE TABLE IF NOT EXISTS entries (
     spooled_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
 );
 CREATE INDEX IF NOT EXISTS entries_target ON entries (target, id);
+-- a batch is read and deleted by its id: without this, each scanned the whole journal
+CREATE INDEX IF NOT EXISTS entries_batch ON entries (batch, id);
 """
 
 
@@ -90,22 +92,24 @@ class Spool:
         return [r[0] for r in self._conn.execute("SELECT DISTINCT target FROM entries ORDER BY target")]
 
     def _batches(self, target: str | None) -> Iterator[tuple[str, Batch]]:
-        sql = "SELECT batch, run_id, session, seq, kind, body FROM entries"
-        args: tuple[Any, ...] = ()
-        if target is not None:
-            sql, args = sql + " WHERE target = ?", (target,)
-        current: tuple[str, Batch] | None = None
-        for batch_id, run_id, session, seq, kind, body in self._conn.execute(sql + " ORDER BY id", args).fetchall():
-            if current is None or current[0] != batch_id:
-                if current is not None:
-                    yield current
-                current = (batch_id, Batch(run_id, session))
-            if kind == "io":
-                current[1].io_records.append((seq, json.loads(body)))
-            else:
-                current[1].items.append((seq, event_from_json(body)))
-        if current is not None:
-            yield current
+        """The batches meant for ``target`` (all when None) in the order they were spooled, one
+        read at a time: a journal that grew through a long outage is never in memory whole."""
+        where, args = (" WHERE target = ?", (target,)) if target is not None else ("", ())
+        order = [b for (b,) in self._conn.execute(
+            f"SELECT batch FROM entries{where} GROUP BY batch ORDER BY min(id)", args).fetchall()]
+        for batch_id in order:
+            batch: Batch | None = None
+            for run_id, session, seq, kind, body in self._conn.execute(
+                    "SELECT run_id, session, seq, kind, body FROM entries WHERE batch = ? ORDER BY id",
+                    (batch_id,)).fetchall():
+                if batch is None:
+                    batch = Batch(run_id, session)
+                if kind == "io":
+                    batch.io_records.append((seq, json.loads(body)))
+                else:
+                    batch.items.append((seq, event_from_json(body)))
+            if batch is not None:  # (gone meanwhile: another sync replayed it)
+                yield batch_id, batch
 
     def replay(self, sink: DbSink, target: str | None, *, call: Callable[..., Any] | None = None) -> SyncReport:
         """Write every batch meant for ``target`` (all batches when None) through ``sink``;
