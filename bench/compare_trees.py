@@ -47,9 +47,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import yaml
 
-    from labctl.bench.common import current_cpus, measure_plan, pin, placement, timed_cli_cpu
+    from labctl.bench.common import measure_plan, served_apart, timed_cli_cpu
     from labctl.bench.runsteps import raw_pyvisa_step
-    from labctl.sim.testing import isolated_fixture, served_lab
+    from labctl.sim.testing import isolated_fixture
 
     with tempfile.TemporaryDirectory(prefix="labctl-compare-") as tmp_name:
         tmp = Path(tmp_name)
@@ -58,29 +58,22 @@ def main(argv: list[str] | None = None) -> int:
         plans = {n: measure_plan(tmp / f"measure-{n}.yaml", n) for n in (small, large)}
         slopes: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
         raws: list[tuple[float, float]] = []
-        client, lab = placement()
-        everywhere = current_cpus()
-        pin(lab)
-        try:
-            with served_lab(fixture):
-                pin(client)
-                for r in range(args.rounds):
-                    raws.append(raw_pyvisa_step(resource, 3000))
-                    for name, path in trees if r % 2 == 0 else trees[::-1]:
-                        walls, cpus = {}, {}
-                        for n, plan in plans.items():
-                            db = tmp / f"{name}-{n}-{r}.db"
-                            wall, cpu, code, out = timed_cli_cpu(
-                                "run", str(plan), "--fixture", str(fixture), "--db", str(db), "--no-preflight",
-                                extra_env={"PYTHONPATH": path}, big=False)
-                            if code != 0:
-                                print(f"{name}: labctl run of {n} steps exited {code}: {out[-1500:]}", file=sys.stderr)
-                                return 1
-                            walls[n], cpus[n] = wall, cpu
-                        slopes[name].append(((walls[large] - walls[small]) / (large - small),
-                                             (cpus[large] - cpus[small]) / (large - small)))
-        finally:
-            pin(everywhere)
+        with served_apart(fixture):
+            for r in range(args.rounds):
+                raws.append(raw_pyvisa_step(resource, 3000))
+                for name, path in trees if r % 2 == 0 else trees[::-1]:
+                    walls, cpus = {}, {}
+                    for n, plan in plans.items():
+                        db = tmp / f"{name}-{n}-{r}.db"
+                        wall, cpu, code, out = timed_cli_cpu(
+                            "run", str(plan), "--fixture", str(fixture), "--db", str(db), "--no-preflight",
+                            extra_env={"PYTHONPATH": path}, big=False)
+                        if code != 0:
+                            print(f"{name}: labctl run of {n} steps exited {code}: {out[-1500:]}", file=sys.stderr)
+                            return 1
+                        walls[n], cpus[n] = wall, cpu
+                    slopes[name].append(((walls[large] - walls[small]) / (large - small),
+                                         (cpus[large] - cpus[small]) / (large - small)))
     raw_wall = min(w for w, _ in raws)
     print(f"raw pyvisa loop: {raw_wall * 1e6:.0f} µs a step (least of {len(raws)}; CPU "
           f"{min(c for _, c in raws) * 1e6:.0f} µs)")

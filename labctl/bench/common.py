@@ -160,3 +160,20 @@ def pin(cpus: set[int]) -> None:
     if cpus:
         with contextlib.suppress(AttributeError, OSError):
             os.sched_setaffinity(0, cpus)
+
+
+@contextlib.contextmanager
+def served_apart(fixture: Path) -> Iterator[None]:
+    """``labctl sim serve`` of ``fixture`` on one CPU and this thread (with what it starts from
+    here on) on another, as :func:`placement` says; every CPU again afterwards."""
+    from labctl.sim.testing import served_lab
+
+    client, lab = placement()
+    everywhere = current_cpus()
+    pin(lab)  # the served lab inherits it
+    try:
+        with served_lab(fixture):
+            pin(client)
+            yield
+    finally:
+        pin(everywhere)  # what runs next runs where it likes

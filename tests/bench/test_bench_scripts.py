@@ -146,3 +146,13 @@ def test_sim_server_time_prints_each_querys_round_trip_and_server_time():
     idn = next(line for line in out.splitlines() if line.strip().startswith("*IDN?"))
     assert "server: median" in meas and "physics integrated in" in meas, out
     assert "physics integrated in 0.0%" in idn, out  # (an identity never reads the board)
+
+
+def test_run_layers_prints_each_way_against_the_raw_loop():
+    out = _run("run_layers.py", "--steps", "40", "--rounds", "1")
+    lines = out.splitlines()
+    assert "transport + store" in lines[1] and "labctl run" in lines[1], out
+    best, ratio = lines[-2].split(), lines[-1].split()
+    assert best[0] == "best" and len(best) == 6 and all(float(x) > 0 for x in best[1:5]), out  # (the run's
+    # slope between 10 and 40 steps may be anything)
+    assert ratio[:3] == ["×", "raw", "1.00"] and len(ratio) == 7, out
