@@ -49,6 +49,46 @@ def record_population(db: Path, runs: int, steps: int) -> list[str]:
     return ids
 
 
+def spool_run(spool_path: Path, target: str, run_id: str, steps: int, *, per_batch: int = 400) -> None:
+    """A finished run of ``steps`` steps kept in a spool journal as the recorder keeps one while its
+    database ``target`` (a URL) is down: batches of ``per_batch`` steps, each step its start, one
+    measurement, its end and the four I/O records of a query and its reply, twice."""
+    from labctl.engine import events as ev
+    from labctl.store.sink import Batch
+    from labctl.store.spool import Spool
+
+    spool = Spool(spool_path)
+    t = time.time() - steps
+    seq = 0
+    try:
+        spool.append(target, Batch(run_id, 0, [(0, ev.RunStarted(
+            run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64, plan_text="",
+            plan_path="bench.yaml", station="sim-bench-1", dut_serial="SIM-0001", operator=None,
+            labctl_version="bench", host=socket.gethostname(), pid=os.getpid()))]))
+        limits = ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
+        for first in range(0, steps, per_batch):
+            items: list[tuple[int, Any]] = []
+            io: list[tuple[int, dict[str, Any]]] = []
+            for i in range(first, min(steps, first + per_batch)):
+                key, when = f"steps/m{i}#1", t + i
+                items.append((seq := seq + 1, ev.StepStarted(run_id=run_id, time=when, step_key=key, step_id=f"m{i}",
+                                                             group="steps", check="measure")))
+                for command, reply in (("MEAS:VOLT? (@1)", "+5.000000E+00"), ("SYST:ERR?", '+0,"No error"')):
+                    common = {"step_key": key, "t": when, "instrument": "psu", "resource": "TCPIP0::127.0.0.1::5025::SOCKET"}
+                    io.append((seq := seq + 1, {**common, "kind": "query", "text": command}))
+                    io.append((seq := seq + 1, {**common, "kind": "reply", "text": reply, "elapsed_s": 5e-5}))
+                items.append((seq := seq + 1, ev.MeasurementRecorded(run_id=run_id, time=when, step_key=key,
+                                                                     name="value", value=5.0, unit="V", limits=limits,
+                                                                     verdict=ev.Verdict.PASS)))
+                items.append((seq := seq + 1, ev.StepEnded(run_id=run_id, time=when, step_key=key,
+                                                           outcome=ev.StepOutcome.PASS, duration=0.001)))
+            spool.append(target, Batch(run_id, 0, items, io))
+        spool.append(target, Batch(run_id, 0, [(seq + 1, ev.RunEnded(run_id=run_id, time=t + steps,
+                                                                       outcome=ev.RunOutcome.PASSED))]))
+    finally:
+        spool.close()
+
+
 def _record(rec: Any, run_id: str, steps: int, plan_text: str, t: float) -> None:
     from labctl.engine import events as ev
 

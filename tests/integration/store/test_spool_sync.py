@@ -181,42 +181,18 @@ def test_a_sync_whose_database_fails_half_way_says_so_in_one_line_and_the_rest_w
 
 def test_a_long_outages_journal_syncs_a_batch_at_a_time(tmp_path):
     """A journal that grew through a long outage is replayed a batch at a time: `labctl sync`
-    never holds it whole in memory (a 100,000-step journal of 287 MB took 578 MB to sync, and
-    each batch's delete scanned the whole journal: 24 s; 150 MB and 15.5 s a batch at a time)."""
-    import os
-    import socket
+    never holds it whole in memory (a 100,000-step journal of 276 MB took 563 MB to sync, and
+    each batch's delete scanned the whole journal: 23.7 s; 140 MB and 12.8 s a batch at a time)."""
     import tracemalloc
 
-    from labctl.store.sink import Batch, DbSink
+    from labctl.bench.readback import spool_run
+    from labctl.store.sink import DbSink
     from labctl.store.store import DEFAULT_HEARTBEAT_INTERVAL
 
     db = tmp_path / "central.db"
     target = f"sqlite:///{db}"
-    run_id = "long-outage-1"
+    spool_run(tmp_path / "spool.db", target, "long-outage-1", 6000, per_batch=100)
     spool = Spool(tmp_path / "spool.db")
-    seq, t = 0, 1_760_000_000.0
-    spool.append(target, Batch(run_id, 0, [(0, ev.RunStarted(
-        run_id=run_id, time=t, plan_name="soak", plan_version="1", plan_hash="0" * 64, plan_text="",
-        plan_path="soak.yaml", station="bench-1", dut_serial="SN1", operator=None, labctl_version="x",
-        host=socket.gethostname(), pid=os.getpid()))]))
-    batches, per_batch = 60, 100
-    for b in range(batches):
-        items, io = [], []
-        for i in range(b * per_batch, (b + 1) * per_batch):
-            key = f"steps/m{i}#1"
-            items.append((seq := seq + 1, ev.StepStarted(run_id=run_id, time=t + i, step_key=key, step_id=f"m{i}",
-                                                         group="steps", check="measure")))
-            io.append((seq := seq + 1, {"step_key": key, "t": t + i, "instrument": "psu", "resource": "TCPIP0::x",
-                                        "kind": "query", "text": "MEAS:VOLT? (@1)"}))
-            io.append((seq := seq + 1, {"step_key": key, "t": t + i, "instrument": "psu", "resource": "TCPIP0::x",
-                                        "kind": "reply", "text": "+5.0E+00", "elapsed_s": 5e-5}))
-            items.append((seq := seq + 1, ev.MeasurementRecorded(run_id=run_id, time=t + i, step_key=key, name="v",
-                                                                 value=5.0, unit="V", verdict=ev.Verdict.PASS)))
-            items.append((seq := seq + 1, ev.StepEnded(run_id=run_id, time=t + i, step_key=key,
-                                                       outcome=ev.StepOutcome.PASS)))
-        spool.append(target, Batch(run_id, 0, items, io))
-    spool.append(target, Batch(run_id, 0, [(seq + 1, ev.RunEnded(run_id=run_id, time=t + 1e4,
-                                                                   outcome=ev.RunOutcome.PASSED))]))
     journal = spool._conn.execute("SELECT sum(length(body)) FROM entries").fetchone()[0]
     with open_store(str(db)) as store:
         tracemalloc.start()
@@ -225,9 +201,9 @@ def test_a_long_outages_journal_syncs_a_batch_at_a_time(tmp_path):
             _held, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        assert (report.batches, report.left) == (batches + 2, 0)
+        assert (report.batches, report.left) == (60 + 2, 0)
         with store.read_engine.connect() as conn:
-            assert conn.execute(select(func.count()).where(measurements.c.run_id == run_id)).scalar() == 6000
+            assert conn.execute(select(func.count()).where(measurements.c.run_id == "long-outage-1")).scalar() == 6000
         assert query.list_runs(store)[0]["outcome"] == "passed"
     spool.close()
     assert peak < journal / 2, f"sync peaked at {peak / 1e6:.1f} MB for a journal of {journal / 1e6:.1f} MB of text"
