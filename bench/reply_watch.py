@@ -34,8 +34,8 @@ from pathlib import Path
 
 import yaml
 
-from labctl.bench.common import current_cpus, pin, placement
-from labctl.sim.testing import isolated_fixture, served_lab
+from labctl.bench.common import served_apart
+from labctl.sim.testing import isolated_fixture
 
 WATCH = 200e-6  # seconds: labctl's default reply_spin_us
 GAPS = (0.0, 150e-6, 300e-6)
@@ -131,20 +131,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         fixture = isolated_fixture(Path(tmp_name) / "lab")
         resource = yaml.safe_load(fixture.read_text())["roles"]["psu"]["resource"]
-        client, lab = placement()
-        everywhere = current_cpus()
         best = {(way, gap): float("inf") for way in WAYS for gap in GAPS}
-        pin(lab)
-        try:
-            with served_lab(fixture):
-                pin(client)
-                for _ in range(args.rounds):
-                    for gap in GAPS:
-                        for way in WAYS:  # taking turns: a slow spell of the machine hits them all
-                            best[way, gap] = min(best[way, gap], timed_way(resource, way, gap, args.steps))
-                decisions = trials(resource, args.trials)
-        finally:
-            pin(everywhere)
+        with served_apart(fixture):
+            for _ in range(args.rounds):
+                for gap in GAPS:
+                    for way in WAYS:  # taking turns: a slow spell of the machine hits them all
+                        best[way, gap] = min(best[way, gap], timed_way(resource, way, gap, args.steps))
+            decisions = trials(resource, args.trials)
     print(f"A step of two queries (raw pyvisa loop, best of {args.rounds} rounds of {args.steps} steps):")
     print(f"  {'pause between steps':22s}" + "".join(f"{way:>10s}" for way in WAYS)
           + "".join(f"{way + ' − sleep':>15s}" for way in WAYS[1:]))

@@ -41,12 +41,12 @@ from pathlib import Path
 
 import yaml
 
-from labctl.bench.common import current_cpus, measure_plan, pin, placement
+from labctl.bench.common import measure_plan, served_apart
 from labctl.bench.runsteps import raw_pyvisa_step
 from labctl.console import ConsoleReporter, make_console
 from labctl.engine.events import StepStarted
 from labctl.launch import RunRequest, execute
-from labctl.sim.testing import isolated_fixture, served_lab
+from labctl.sim.testing import isolated_fixture
 
 
 class StepClock:
@@ -120,31 +120,24 @@ def main() -> None:
         fixtures = {True: fixture, False: without_watch(fixture)}
         resource = yaml.safe_load(fixture.read_text())["roles"]["psu"]["resource"]
         plans = {n: measure_plan(tmp / f"measure-{n}.yaml", n) for n in (small, large)}
-        client, lab = placement()
-        everywhere = current_cpus()
         best: dict[tuple[str, int], tuple[float, float]] = {}
         spreads: dict[str, dict[str, float]] = {}  # way -> the large plan's round with the lowest mean
         raw, raw_wall = float("inf"), float("inf")
-        pin(lab)
-        try:
-            with served_lab(fixture):
-                pin(client)
-                for r in range(args.rounds):
-                    wall, cpu = raw_pyvisa_step(resource, 2000)
-                    raw, raw_wall = min(raw, cpu), min(raw_wall, wall)
-                    for way, (console, store, watch) in ways.items():
-                        for n, plan in plans.items():
-                            clock = StepClock() if n == large else None
-                            wall, cpu = run_once(plan, fixtures[watch], tmp / f"r{r}-{n}-{way}.db",
-                                                 console=console, store=store, clock=clock)
-                            if clock is not None:
-                                got = spread(clock.steps())
-                                if got["mean"] < spreads.get(way, {"mean": float("inf")})["mean"]:
-                                    spreads[way] = got
-                            old = best.get((way, n), (float("inf"), float("inf")))
-                            best[way, n] = (min(old[0], wall), min(old[1], cpu))
-        finally:
-            pin(everywhere)
+        with served_apart(fixture):
+            for r in range(args.rounds):
+                wall, cpu = raw_pyvisa_step(resource, 2000)
+                raw, raw_wall = min(raw, cpu), min(raw_wall, wall)
+                for way, (console, store, watch) in ways.items():
+                    for n, plan in plans.items():
+                        clock = StepClock() if n == large else None
+                        wall, cpu = run_once(plan, fixtures[watch], tmp / f"r{r}-{n}-{way}.db",
+                                             console=console, store=store, clock=clock)
+                        if clock is not None:
+                            got = spread(clock.steps())
+                            if got["mean"] < spreads.get(way, {"mean": float("inf")})["mean"]:
+                                spreads[way] = got
+                        old = best.get((way, n), (float("inf"), float("inf")))
+                        best[way, n] = (min(old[0], wall), min(old[1], cpu))
     slope = {way: (best[way, large][1] - best[way, small][1]) / (large - small) for way in ways}
     walls = {way: (best[way, large][0] - best[way, small][0]) / (large - small) for way in ways}
     rows = [

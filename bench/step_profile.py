@@ -23,10 +23,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from labctl.bench.common import current_cpus, measure_plan, pin, placement
+from labctl.bench.common import measure_plan, served_apart
 from labctl.console import ConsoleReporter, make_console
 from labctl.launch import RunRequest, execute
-from labctl.sim.testing import isolated_fixture, served_lab
+from labctl.sim.testing import isolated_fixture
 
 #: part -> what a function's file (or a builtin's name) contains to belong to it; the first match wins
 PARTS = {
@@ -58,8 +58,6 @@ def main() -> None:
         tmp = Path(tmp_name)
         fixture = isolated_fixture(tmp / "lab")
         plan = measure_plan(tmp / "measure.yaml", args.steps)
-        client, lab = placement()
-        everywhere = current_cpus()
 
         def run(db: str) -> None:
             out = execute(RunRequest(plan=str(plan), fixture=str(fixture), db=str(tmp / db), preflight=False,
@@ -69,16 +67,11 @@ def main() -> None:
                 raise SystemExit(f"the run exited {int(out.exit_code)}")
 
         profile = cProfile.Profile()
-        pin(lab)
-        try:
-            with served_lab(fixture):
-                pin(client)
-                run("warm.db")  # imports and first-time caches out of the profile
-                profile.enable()
-                run("profiled.db")
-                profile.disable()
-        finally:
-            pin(everywhere)
+        with served_apart(fixture):
+            run("warm.db")  # imports and first-time caches out of the profile
+            profile.enable()
+            run("profiled.db")
+            profile.disable()
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     parts: Counter[str] = Counter()
     functions: Counter[str] = Counter()

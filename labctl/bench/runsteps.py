@@ -26,14 +26,7 @@ import time
 from pathlib import Path
 
 from labctl.bench import Row
-from labctl.bench.common import (
-    current_cpus,
-    measure_plan,
-    pin,
-    placement,
-    run_started,
-    timed_cli_cpu,
-)
+from labctl.bench.common import measure_plan, run_started, served_apart, timed_cli_cpu
 
 
 def raw_pyvisa_step(resource: str, n: int) -> tuple[float, float]:
@@ -59,7 +52,7 @@ def raw_pyvisa_step(resource: str, n: int) -> tuple[float, float]:
 def step_rows(tmp: Path, quick: bool) -> list[Row]:
     import yaml
 
-    from labctl.sim.testing import isolated_fixture, served_lab
+    from labctl.sim.testing import isolated_fixture
 
     small, large = (50, 300) if quick else (500, 5000)
     fixture = isolated_fixture(tmp / "lab")
@@ -70,24 +63,17 @@ def step_rows(tmp: Path, quick: bool) -> list[Row]:
     raws: list[tuple[float, float]] = []
     wall: dict[int, float] = {n: float("inf") for n in plans}
     cpu: dict[int, float] = {n: float("inf") for n in plans}
-    client_cpus, lab_cpus = placement()
-    everywhere = current_cpus()
-    pin(lab_cpus)  # the served lab inherits it
-    try:
-        with served_lab(fixture):
-            pin(client_cpus)  # the raw loop, and the labctl runs started from here
-            for r in range(rounds):  # the floor and labctl alternate, so a slow spell hits both
-                raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
-                for n, plan in plans.items():
-                    db = tmp / f"run-{n}-{r}.db"
-                    w, c, code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db", str(db),
-                                                    "--no-preflight", big=False)  # default limits
-                    if code != 0:
-                        raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
-                    wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
+    with served_apart(fixture):
+        for r in range(rounds):  # the floor and labctl alternate, so a slow spell hits both
             raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
-    finally:
-        pin(everywhere)  # the other benchmarks run where they like
+            for n, plan in plans.items():
+                db = tmp / f"run-{n}-{r}.db"
+                w, c, code, out = timed_cli_cpu("run", str(plan), "--fixture", str(fixture), "--db", str(db),
+                                                "--no-preflight", big=False)  # default limits
+                if code != 0:
+                    raise RuntimeError(f"labctl run of {n} steps exited {code}: {out[-2000:]}")
+                wall[n], cpu[n] = min(wall[n], w), min(cpu[n], c)
+        raws.append(raw_pyvisa_step(resource, 300 if quick else 3000))
     raw_wall, raw_cpu = min(r[0] for r in raws), min(r[1] for r in raws)
     slope = (wall[large] - wall[small]) / (large - small)
     cpu_slope = (cpu[large] - cpu[small]) / (large - small)
