@@ -12,6 +12,7 @@ measurements (a lab's population: what is read once per run must stay small).
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import time
@@ -22,13 +23,13 @@ from labctl.bench import Row
 from labctl.bench.common import best, timed_cli
 
 
-def record_run(db: Path, run_id: str, steps: int, *, plan_text: str = "", start: float | None = None) -> None:
+def record_run(db: Path, run_id: str, steps: int) -> None:
     """A finished run of ``steps`` steps, one measurement each, written as the engine's events."""
     from labctl.store import Recorder, open_store
 
     with open_store(db) as store:
         rec = Recorder(store, commit_window=60.0)
-        _record(rec, run_id, steps, plan_text, time.time() if start is None else start)
+        _record(rec, run_id, steps, "", time.time())
         rec.close()
 
 
@@ -53,57 +54,70 @@ def spool_run(spool_path: Path, target: str, run_id: str, steps: int, *, per_bat
     """A finished run of ``steps`` steps kept in a spool journal as the recorder keeps one while its
     database ``target`` (a URL) is down: batches of ``per_batch`` steps, each step its start, one
     measurement, its end and the four I/O records of a query and its reply, twice."""
-    from labctl.engine import events as ev
     from labctl.store.sink import Batch
     from labctl.store.spool import Spool
 
     spool = Spool(spool_path)
     t = time.time() - steps
+    started, ended = _run_events(run_id, "", t, steps)
     seq = 0
     try:
-        spool.append(target, Batch(run_id, 0, [(0, ev.RunStarted(
-            run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64, plan_text="",
-            plan_path="bench.yaml", station="sim-bench-1", dut_serial="SIM-0001", operator=None,
-            labctl_version="bench", host=socket.gethostname(), pid=os.getpid()))]))
-        limits = ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
+        spool.append(target, Batch(run_id, 0, [(0, started)]))
         for first in range(0, steps, per_batch):
             items: list[tuple[int, Any]] = []
             io: list[tuple[int, dict[str, Any]]] = []
             for i in range(first, min(steps, first + per_batch)):
-                key, when = f"steps/m{i}#1", t + i
-                items.append((seq := seq + 1, ev.StepStarted(run_id=run_id, time=when, step_key=key, step_id=f"m{i}",
-                                                             group="steps", check="measure")))
+                step_started, measured, step_ended = _step_events(run_id, i, t + i)
+                items.append((seq := seq + 1, step_started))
                 for command, reply in (("MEAS:VOLT? (@1)", "+5.000000E+00"), ("SYST:ERR?", '+0,"No error"')):
-                    common = {"step_key": key, "t": when, "instrument": "psu", "resource": "TCPIP0::127.0.0.1::5025::SOCKET"}
+                    common = {"step_key": step_started.step_key, "t": t + i, "instrument": "psu",
+                              "resource": "TCPIP0::127.0.0.1::5025::SOCKET"}
                     io.append((seq := seq + 1, {**common, "kind": "query", "text": command}))
                     io.append((seq := seq + 1, {**common, "kind": "reply", "text": reply, "elapsed_s": 5e-5}))
-                items.append((seq := seq + 1, ev.MeasurementRecorded(run_id=run_id, time=when, step_key=key,
-                                                                     name="value", value=5.0, unit="V", limits=limits,
-                                                                     verdict=ev.Verdict.PASS)))
-                items.append((seq := seq + 1, ev.StepEnded(run_id=run_id, time=when, step_key=key,
-                                                           outcome=ev.StepOutcome.PASS, duration=0.001)))
+                items += [(seq := seq + 1, measured), (seq := seq + 1, step_ended)]
             spool.append(target, Batch(run_id, 0, items, io))
-        spool.append(target, Batch(run_id, 0, [(seq + 1, ev.RunEnded(run_id=run_id, time=t + steps,
-                                                                       outcome=ev.RunOutcome.PASSED))]))
+        spool.append(target, Batch(run_id, 0, [(seq + 1, ended)]))
     finally:
         spool.close()
 
 
 def _record(rec: Any, run_id: str, steps: int, plan_text: str, t: float) -> None:
+    started, ended = _run_events(run_id, plan_text, t, steps)
+    rec(started)
+    for i in range(steps):
+        for event in _step_events(run_id, i, t + i):
+            rec(event)
+    rec(ended)
+
+
+def _run_events(run_id: str, plan_text: str, t: float, steps: int) -> tuple[Any, Any]:
+    """The start (at ``t``) and the end of a passed run of ``steps`` steps, a second apart."""
     from labctl.engine import events as ev
 
-    limits = ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
-    rec(ev.RunStarted(run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64,
-                      plan_text=plan_text, plan_path="bench.yaml", station="sim-bench-1", dut_serial="SIM-0001",
-                      operator=None, labctl_version="bench", host=socket.gethostname(), pid=os.getpid()))
-    for i in range(steps):
-        key = f"steps/m{i}#1"
-        rec(ev.StepStarted(run_id=run_id, time=t + i, step_key=key, step_id=f"m{i}", group="steps",
-                           check="measure"))
-        rec(ev.MeasurementRecorded(run_id=run_id, time=t + i, step_key=key, name="value", value=5.0, unit="V",
-                                   limits=limits, verdict=ev.Verdict.PASS))
-        rec(ev.StepEnded(run_id=run_id, time=t + i, step_key=key, outcome=ev.StepOutcome.PASS, duration=0.001))
-    rec(ev.RunEnded(run_id=run_id, time=t + steps, outcome=ev.RunOutcome.PASSED))
+    return (ev.RunStarted(run_id=run_id, time=t, plan_name="bench-measure", plan_version="1", plan_hash="0" * 64,
+                          plan_text=plan_text, plan_path="bench.yaml", station="sim-bench-1",
+                          dut_serial="SIM-0001", operator=None, labctl_version="bench", host=socket.gethostname(),
+                          pid=os.getpid()),
+            ev.RunEnded(run_id=run_id, time=t + steps, outcome=ev.RunOutcome.PASSED))
+
+
+@functools.cache
+def _limits() -> Any:
+    """The limits of every step: one object, as a plan's steps written alike share theirs."""
+    from labctl.engine import events as ev
+
+    return ev.Limits(low=-1.0, high=30.0, text="-1 V ≤ x ≤ 30 V")
+
+
+def _step_events(run_id: str, i: int, t: float) -> tuple[Any, Any, Any]:
+    """Step ``m{i}``'s start, its one measurement (5 V, within its limits) and its end, at ``t``."""
+    from labctl.engine import events as ev
+
+    key = f"steps/m{i}#1"
+    return (ev.StepStarted(run_id=run_id, time=t, step_key=key, step_id=f"m{i}", group="steps", check="measure"),
+            ev.MeasurementRecorded(run_id=run_id, time=t, step_key=key, name="value", value=5.0, unit="V",
+                                   limits=_limits(), verdict=ev.Verdict.PASS),
+            ev.StepEnded(run_id=run_id, time=t, step_key=key, outcome=ev.StepOutcome.PASS, duration=0.001))
 
 
 def read_seconds(db: Path, run_id: str) -> float:

@@ -183,7 +183,9 @@ def test_a_long_outages_journal_syncs_a_batch_at_a_time(tmp_path):
     """A journal that grew through a long outage is replayed a batch at a time: `labctl sync`
     never holds it whole in memory (a 100,000-step journal of 276 MB took 563 MB to sync, and
     each batch's delete scanned the whole journal: 23.7 s; 140 MB and 12.8 s a batch at a time)."""
+    import sqlite3
     import tracemalloc
+    from contextlib import closing
 
     from labctl.bench.readback import spool_run
     from labctl.store.sink import DbSink
@@ -192,8 +194,9 @@ def test_a_long_outages_journal_syncs_a_batch_at_a_time(tmp_path):
     db = tmp_path / "central.db"
     target = f"sqlite:///{db}"
     spool_run(tmp_path / "spool.db", target, "long-outage-1", 6000, per_batch=100)
+    with closing(sqlite3.connect(tmp_path / "spool.db")) as con:
+        journal = con.execute("SELECT sum(length(body)) FROM entries").fetchone()[0]
     spool = Spool(tmp_path / "spool.db")
-    journal = spool._conn.execute("SELECT sum(length(body)) FROM entries").fetchone()[0]
     with open_store(str(db)) as store:
         tracemalloc.start()
         try:
